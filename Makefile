@@ -1,0 +1,40 @@
+# The front door: `make run` serves the site, `make test` runs the suite.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install run test messages compilemessages demo migrations-check lint clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is needed ($(PYTHON) not found; set PYTHON=...)"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(MAKE) compilemessages
+	touch $(STAMP)
+
+# Translations: .po files are committed, .mo files are compiled here with Babel (pure
+# Python), so no system gettext is needed.
+compilemessages:
+	$(BIN)/python scripts/compile_messages.py
+
+run: install
+	DJANGO_DEBUG=1 $(BIN)/python manage.py migrate --noinput
+	DJANGO_DEBUG=1 $(BIN)/python manage.py load_demo
+	@echo "rulesite is serving on http://127.0.0.1:8000/ (Ctrl-C stops it)"
+	DJANGO_DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
+
+test: install
+	$(BIN)/python -m pytest
+
+migrations-check: install
+	DJANGO_DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
+
+messages: install
+	cd rulesite && DJANGO_DEBUG=1 ../$(BIN)/python ../manage.py makemessages --all --no-location --ignore=../.venv || true
+
+clean:
+	rm -rf $(VENV) staticfiles db.sqlite3

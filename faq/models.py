@@ -1,0 +1,55 @@
+"""FAQ questions and their answers (rulings)."""
+
+import uuid
+
+from django.db import models
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
+
+from rules.languages import CONTENT_LANGUAGES
+from rules.models import STATUS_CHOICES, Entry, Game, Source, unique_slug_for
+from rules.querysets import PublishableQuerySet, Status
+
+
+class Question(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="faq_questions", verbose_name=_("game"))
+    language = models.CharField(_("language"), max_length=8, choices=CONTENT_LANGUAGES)
+    question = models.CharField(_("question"), max_length=500)
+    slug = models.SlugField(_("slug"), max_length=200, blank=True)
+    answer = models.TextField(_("answer"), help_text=_("Markdown."))
+    topic = models.CharField(_("topic"), max_length=200, blank=True)
+    order = models.PositiveIntegerField(_("order"), default=0)
+    source = models.ForeignKey(
+        Source, on_delete=models.SET_NULL, null=True, blank=True, related_name="faq_questions", verbose_name=_("source")
+    )
+    page = models.CharField(_("page"), max_length=32, blank=True)
+    related_entries = models.ManyToManyField(
+        Entry, blank=True, related_name="faq_questions", verbose_name=_("related entries")
+    )
+    status = models.CharField(_("status"), max_length=16, choices=STATUS_CHOICES, default=Status.DRAFT, db_index=True)
+    translation_key = models.UUIDField(_("translation key"), default=uuid.uuid4, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True, db_index=True)
+
+    history = HistoricalRecords(excluded_fields=["updated_at"], m2m_fields=[related_entries])
+    objects = PublishableQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["game", "language", "order", "question"]
+        verbose_name = _("FAQ question")
+        verbose_name_plural = _("FAQ questions")
+        constraints = [
+            models.UniqueConstraint(fields=["game", "language", "slug"], name="unique_question_slug"),
+        ]
+
+    def __str__(self) -> str:
+        return self.question
+
+    def save(self, *args, **kwargs) -> None:
+        if not self.slug:
+            self.slug = unique_slug_for(self, self.question)
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self) -> str:
+        return reverse("faq:list", kwargs={"game": self.game.slug}) + f"#{self.slug}"

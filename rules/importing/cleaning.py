@@ -1,0 +1,186 @@
+"""Cleaning: drop what is not the rules text, repair what the extraction broke.
+
+Works on numbered lines so that every warning can name the line of the original
+document. Each step is generic; nothing here knows a particular document.
+"""
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from .ligatures import repair_ligatures
+from .vocabulary import is_foreign, is_own_language
+
+PAGE_NUMBER = re.compile(r"^\s*(?:\d{1,7}|\d{1,4}\s*/\s*\d{1,4}|[-–—]\s*\d{1,4}\s*[-–—])\s*$")
+LONE_BRACKET = re.compile(r"^\s*[\[\]{}|]\s*$")
+SUBSTANTIAL = 40  # characters: a line this long is not repeated by accident
+
+
+@dataclass
+class Line:
+    number: int  # 1-based line number in the original document
+    text: str
+
+
+@dataclass
+class Repair:
+    original: str
+    replacement: str
+    line: int | None = None
+    note: str = ""
+
+
+@dataclass
+class Warning:
+    line: int | None
+    message: str
+
+
+@dataclass
+class Cleaned:
+    lines: list[Line]
+    repairs: list[Repair] = field(default_factory=list)
+    warnings: list[Warning] = field(default_factory=list)
+
+
+@lru_cache(maxsize=1)
+def _boilerplate() -> frozenset[str]:
+    path = Path(__file__).parent / "data" / "boilerplate.txt"
+    rows = (row.strip().casefold() for row in path.read_text(encoding="utf-8").splitlines())
+    return frozenset(row for row in rows if row and not row.startswith("#"))
+
+
+def clean(text: str, language: str) -> Cleaned:
+    text, ligature_repairs = repair_ligatures(text, language)
+    lines = [Line(i, raw.rstrip()) for i, raw in enumerate(text.split("\n"), start=1)]
+    result = Cleaned(lines=[])
+    for repair in ligature_repairs:
+        result.repairs.append(
+            Repair(
+                repair.original,
+                repair.replacement,
+                note=f"ligature, {repair.count}×: " + ", ".join(repair.examples),
+            )
+        )
+    lines = _drop_page_furniture(lines)
+    lines = _trim_foreign_edges(lines, language, result)
+    lines = _drop_duplicate_blocks(lines, result)
+    result.lines = _collapse_blank_runs(lines)
+    return result
+
+
+def _drop_page_furniture(lines: list[Line]) -> list[Line]:
+    """Page numbers, viewer controls, and running headers set between lone brackets."""
+    boilerplate = _boilerplate()
+    kept: list[Line] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        stripped = line.text.strip()
+        # "[", "Rules Reference", "]": a running header the PDF put between bracket glyphs.
+        if (
+            stripped == "["
+            and index + 2 < len(lines)
+            and lines[index + 2].text.strip() == "]"
+            and len(lines[index + 1].text.strip()) <= 60
+        ):
+            index += 3
+            continue
+        if PAGE_NUMBER.match(stripped) or LONE_BRACKET.match(stripped) or stripped.casefold() in boilerplate:
+            index += 1
+            continue
+        kept.append(line)
+        index += 1
+    return kept
+
+
+def _trim_foreign_edges(lines: list[Line], language: str, result: Cleaned) -> list[Line]:
+    """Drop a hosting website's text before and after the document.
+
+    From each end, the run of lines before the document's language takes over is dropped
+    if it holds at least one line that clearly reads as another language (short lines
+    such as "Info" or "Forenregeln" carry no signal either way).
+    """
+
+    def edge(sequence: list[Line]) -> int:
+        # The edge ends where two lines in a row (of those with three words or more)
+        # read as the document's language; a single mixed line ("Registrieren auf E-Mails
+        # für … Rules Reference") does not end it.
+        foreign_seen, candidate = False, None
+        for position, line in enumerate(sequence):
+            text = line.text.strip()
+            if len(text.split()) < 3:
+                continue
+            if is_own_language(text, language) and not is_foreign(text, language):
+                if candidate is not None:
+                    return candidate if foreign_seen else 0
+                candidate = position
+            else:
+                candidate = None
+                foreign_seen = foreign_seen or is_foreign(text, language)
+        return len(sequence) if foreign_seen else 0
+
+    head = edge(lines)
+    if head == len(lines):
+        return lines  # nothing reads as the document's language: keep everything
+    tail = edge(list(reversed(lines)))
+    if head:
+        result.warnings.append(
+            Warning(lines[0].number, f"dropped lines {lines[0].number}–{lines[head - 1].number}: website text, not in the document's language")
+        )
+    if tail:
+        first = lines[len(lines) - tail]
+        result.warnings.append(
+            Warning(first.number, f"dropped lines {first.number}–{lines[-1].number}: website text, not in the document's language")
+        )
+    return lines[head : len(lines) - tail]
+
+
+def _drop_duplicate_blocks(lines: list[Line], result: Cleaned) -> list[Line]:
+    """Remove a block of lines that repeats an earlier block word for word.
+
+    A repeat starts at a substantial line (long enough not to repeat by accident) seen
+    before, and runs as long as the following lines match those after the first
+    occurrence, short lines included.
+    """
+    content = [line for line in lines if line.text.strip()]
+    first_seen: dict[str, int] = {}
+    drop: set[int] = set()
+    index = 0
+    while index < len(content):
+        key = content[index].text.strip()
+        earlier = first_seen.get(key)
+        if earlier is not None and len(key) >= SUBSTANTIAL:
+            length = 0
+            while (
+                index + length < len(content)
+                and earlier + length < index
+                and content[index + length].text.strip() == content[earlier + length].text.strip()
+            ):
+                length += 1
+            for offset in range(length):
+                drop.add(content[index + offset].number)
+            result.warnings.append(
+                Warning(
+                    content[index].number,
+                    f"dropped lines {content[index].number}–{content[index + length - 1].number}: "
+                    f"they repeat lines {content[earlier].number}–{content[earlier + length - 1].number}",
+                )
+            )
+            index += length
+            continue
+        first_seen.setdefault(key, index)
+        index += 1
+    return [line for line in lines if line.number not in drop]
+
+
+def _collapse_blank_runs(lines: list[Line]) -> list[Line]:
+    out: list[Line] = []
+    for line in lines:
+        if not line.text.strip() and (not out or not out[-1].text.strip()):
+            continue
+        out.append(line)
+    while out and not out[-1].text.strip():
+        out.pop()
+    return out

@@ -1,0 +1,34 @@
+"""Content languages.
+
+The UI speaks the languages in ``settings.LANGUAGES``; content can be written in a few
+more (a French or Spanish rules reference is welcome even before the UI is translated).
+"""
+
+from django.utils.translation import gettext_lazy as _
+
+CONTENT_LANGUAGES = [
+    ("en", _("English")),
+    ("de", _("German")),
+    ("pl", _("Polish")),
+    ("nl", _("Dutch")),
+    ("fr", _("French")),
+    ("es", _("Spanish")),
+    ("it", _("Italian")),
+]
+CONTENT_LANGUAGE_CODES = [code for code, _name in CONTENT_LANGUAGES]
+
+# Each language's name in that language, for the language switcher and "other languages"
+# lists (a reader looks for "Deutsch", not "German").
+NATIVE_NAMES = {
+    "en": "English",
+    "de": "Deutsch",
+    "pl": "Polski",
+    "nl": "Nederlands",
+    "fr": "Français",
+    "es": "Español",
+    "it": "Italiano",
+}
+
+
+def native_name(code: str) -> str:
+    return NATIVE_NAMES.get(code, code)

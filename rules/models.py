@@ -1,0 +1,309 @@
+"""Games, sources, glossary entries and rule sections, cross-references and errata."""
+
+import uuid
+
+from django.db import models, transaction
+from django.urls import reverse
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
+
+from .languages import CONTENT_LANGUAGES
+from .querysets import EntryQuerySet, GameQuerySet, PublishableQuerySet, Status
+from .text import normalize_label, slugify_title
+
+UI_LANGUAGES = {code for code, _name in settings.LANGUAGES}
+
+STATUS_CHOICES = [
+    (Status.DRAFT, _("Draft")),
+    (Status.REVIEW, _("In review")),
+    (Status.PUBLISHED, _("Published")),
+    (Status.ARCHIVED, _("Archived")),
+]
+
+
+def unique_slug_for(obj, text: str) -> str:
+    """A slug for ``text`` that no sibling (same model, game and language) uses yet."""
+    base = slugify_title(text)
+    siblings = type(obj)._default_manager.filter(game_id=obj.game_id, language=obj.language)
+    if obj.pk:
+        siblings = siblings.exclude(pk=obj.pk)
+    taken = set(siblings.filter(slug__startswith=base).values_list("slug", flat=True))
+    slug, counter = base, 2
+    while slug in taken:
+        slug, counter = f"{base}-{counter}", counter + 1
+    return slug
+
+
+class Game(models.Model):
+    slug = models.SlugField(_("slug"), max_length=100, unique=True)
+    name = models.CharField(_("name"), max_length=200)
+    localized_names = models.JSONField(
+        _("names per language"),
+        default=dict,
+        blank=True,
+        help_text=_('The title in each language or edition, e.g. {"de": "Marvel Champions: Das Kartenspiel"}.'),
+    )
+    publisher = models.CharField(_("publisher"), max_length=200, blank=True)
+    year = models.PositiveSmallIntegerField(_("year"), null=True, blank=True)
+    bgg_id = models.PositiveIntegerField(_("BoardGameGeek id"), null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    history = HistoricalRecords()
+    objects = GameQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("game")
+        verbose_name_plural = _("games")
+
+    def __str__(self) -> str:
+        return self.name
+
+    def name_in(self, language: str) -> str:
+        return self.localized_names.get(language) or self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("rules:game", kwargs={"game": self.slug})
+
+
+class Source(models.Model):
+    class Kind(models.TextChoices):
+        RULES_REFERENCE = "rules_reference", _("Rules reference")
+        RULEBOOK = "rulebook", _("Rulebook")
+        FAQ = "faq", _("FAQ")
+        ERRATA = "errata", _("Errata sheet")
+        COMMUNITY_TRANSLATION = "community_translation", _("Community translation")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="sources", verbose_name=_("game"))
+    language = models.CharField(_("language"), max_length=8, choices=CONTENT_LANGUAGES)
+    title = models.CharField(_("title"), max_length=300)
+    kind = models.CharField(_("kind"), max_length=32, choices=Kind.choices)
+    version = models.CharField(_("version or date"), max_length=100, blank=True)
+    official = models.BooleanField(_("official"), default=True)
+    url = models.URLField(_("URL"), blank=True)
+    attribution = models.CharField(_("attribution"), max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["game", "language", "title"]
+        verbose_name = _("source")
+        verbose_name_plural = _("sources")
+        constraints = [
+            models.UniqueConstraint(fields=["game", "language", "title"], name="unique_source_title"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Entry(models.Model):
+    """A glossary entry or a (numbered, possibly nested) rule section."""
+
+    class Kind(models.TextChoices):
+        GLOSSARY = "glossary", _("Glossary entry")
+        SECTION = "section", _("Rule section")
+        RULING = "ruling", _("Ruling")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="entries", verbose_name=_("game"))
+    language = models.CharField(_("language"), max_length=8, choices=CONTENT_LANGUAGES)
+    title = models.CharField(_("title"), max_length=300)
+    slug = models.SlugField(_("slug"), max_length=200, blank=True)
+    aliases = models.JSONField(
+        _("aliases"), default=list, blank=True, help_text=_("Other names readers search for, e.g. Du and Dein.")
+    )
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices, default=Kind.GLOSSARY)
+    number = models.CharField(_("number"), max_length=32, blank=True, help_text=_("e.g. 7, 2.3 or 601.2a"))
+    parent = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="children",
+        verbose_name=_("parent section"),
+    )
+    order = models.PositiveIntegerField(_("order"), default=0)
+    body = models.TextField(_("body"), blank=True, help_text=_("Markdown. Link other entries with [[Term]] or [[Term|shown text]]."))
+    see_also = models.JSONField(
+        _("see also"),
+        default=list,
+        blank=True,
+        help_text=_("Ordered labels as written; each resolves to an entry of the same game and language."),
+    )
+    source = models.ForeignKey(
+        Source, on_delete=models.SET_NULL, null=True, blank=True, related_name="entries", verbose_name=_("source")
+    )
+    page = models.CharField(_("page"), max_length=32, blank=True)
+    status = models.CharField(_("status"), max_length=16, choices=STATUS_CHOICES, default=Status.DRAFT, db_index=True)
+    is_fragment = models.BooleanField(
+        _("fragment"),
+        default=False,
+        help_text=_("The imported text starts or ends mid-entry; a moderator should complete it."),
+    )
+    translation_key = models.UUIDField(
+        _("translation key"), default=uuid.uuid4, db_index=True, help_text=_("Shared by the same entry in every language.")
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True, db_index=True)
+
+    history = HistoricalRecords(excluded_fields=["updated_at"])
+    objects = EntryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["game", "language", "order", "title"]
+        verbose_name = _("entry")
+        verbose_name_plural = _("entries")
+        constraints = [
+            models.UniqueConstraint(fields=["game", "language", "slug"], name="unique_entry_slug"),
+        ]
+        indexes = [models.Index(fields=["game", "language", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.number}. {self.title}" if self.number and not self.title.endswith(self.number) else self.title
+
+    def save(self, *args, **kwargs) -> None:
+        from .references import request_resolution, sync_cross_references
+
+        if not self.slug:
+            self.slug = unique_slug_for(self, self.title)
+        with transaction.atomic():
+            super().save(*args, **kwargs)
+            sync_cross_references(self)
+            request_resolution(self.game_id, self.language)
+
+    def delete(self, *args, **kwargs):
+        from .references import request_resolution
+
+        game_id, language = self.game_id, self.language
+        with transaction.atomic():
+            result = super().delete(*args, **kwargs)
+            request_resolution(game_id, language)
+        return result
+
+    @property
+    def names(self) -> list[str]:
+        """The title and every alias: what a cross-reference label may match."""
+        return [self.title, *self.aliases]
+
+    @property
+    def lookup_keys(self) -> set[str]:
+        return {normalize_label(name) for name in self.names}
+
+    @property
+    def is_published(self) -> bool:
+        return self.status == Status.PUBLISHED
+
+    def get_absolute_url(self) -> str:
+        """The entry's page in the active UI language (links keep the reader's language)."""
+        return reverse("rules:entry", kwargs={"game": self.game.slug, "slug": self.slug})
+
+    def canonical_url(self) -> str:
+        """The entry's page with the UI in the entry's own language (or the default)."""
+        with translation.override(self.language if self.language in UI_LANGUAGES else settings.LANGUAGE_CODE):
+            return self.get_absolute_url()
+
+    def url_in(self, ui_language: str) -> str:
+        """The entry's page with the UI in ``ui_language``."""
+        with translation.override(ui_language):
+            return self.get_absolute_url()
+
+    def translations(self):
+        """The published versions of this entry in other languages."""
+        return (
+            Entry.objects.published()
+            .filter(translation_key=self.translation_key)
+            .exclude(pk=self.pk)
+            .select_related("game")
+            .order_by("language")
+        )
+
+
+class CrossReference(models.Model):
+    """A link from an entry to a label as written, resolved to an entry when one matches.
+
+    Rows are derived: ``Entry.see_also`` and the ``[[Term]]`` links of ``Entry.body`` are
+    the truth and every entry save re-syncs them (see ``rules.references``). A label with
+    no matching published entry of the same game and language stays unresolved ("wanted")
+    and resolves by itself once such an entry is published or renamed.
+    """
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="cross_references")
+    label = models.CharField(_("label"), max_length=300)
+    normalized_label = models.CharField(max_length=300, db_index=True, editable=False)
+    target = models.ForeignKey(
+        Entry, on_delete=models.SET_NULL, null=True, blank=True, related_name="referenced_by"
+    )
+    order = models.PositiveIntegerField(default=0)
+    in_body = models.BooleanField(default=False, help_text=_("Written as [[Term]] inside the body."))
+
+    class Meta:
+        ordering = ["entry", "in_body", "order"]
+        verbose_name = _("cross-reference")
+        verbose_name_plural = _("cross-references")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["entry", "normalized_label", "in_body"], name="unique_cross_reference"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.entry} → {self.label}"
+
+    @property
+    def is_resolved(self) -> bool:
+        return self.target_id is not None
+
+
+class Erratum(models.Model):
+    """A correction to a printed rule, shown on every entry it affects."""
+
+    class Kind(models.TextChoices):
+        CORRECTION = "correction", _("Correction")
+        CLARIFICATION = "clarification", _("Clarification")
+        RULE_CHANGE = "rule_change", _("Rule change")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="errata", verbose_name=_("game"))
+    language = models.CharField(_("language"), max_length=8, choices=CONTENT_LANGUAGES)
+    source = models.ForeignKey(
+        Source, on_delete=models.SET_NULL, null=True, blank=True, related_name="errata", verbose_name=_("source")
+    )
+    page = models.CharField(_("page"), max_length=32, blank=True)
+    title = models.CharField(_("title"), max_length=300)
+    slug = models.SlugField(_("slug"), max_length=200, blank=True)
+    original_text = models.TextField(_("original text"), blank=True, help_text=_("What the printed rule said, if known."))
+    corrected_text = models.TextField(_("corrected text"), help_text=_("Markdown."))
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices, default=Kind.CORRECTION)
+    published_on = models.DateField(_("date"), null=True, blank=True)
+    order = models.PositiveIntegerField(_("order"), default=0)
+    status = models.CharField(_("status"), max_length=16, choices=STATUS_CHOICES, default=Status.DRAFT, db_index=True)
+    affects = models.ManyToManyField(Entry, blank=True, related_name="errata", verbose_name=_("affects"))
+    translation_key = models.UUIDField(_("translation key"), default=uuid.uuid4, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True, db_index=True)
+
+    history = HistoricalRecords(excluded_fields=["updated_at"], m2m_fields=[affects])
+    objects = PublishableQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["game", "language", "order", "title"]
+        verbose_name = _("erratum")
+        verbose_name_plural = _("errata")
+        constraints = [
+            models.UniqueConstraint(fields=["game", "language", "slug"], name="unique_erratum_slug"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def save(self, *args, **kwargs) -> None:
+        if not self.slug:
+            self.slug = unique_slug_for(self, self.title)
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self) -> str:
+        return reverse("rules:errata", kwargs={"game": self.game.slug}) + f"#{self.slug}"

@@ -1,0 +1,83 @@
+"""QuerySets with intent-named methods: every public surface starts from ``published()``.
+
+Pages, the API, search, feeds and the sitemap all chain from these, so a draft or an
+archived item cannot leak through a forgotten filter.
+"""
+
+from django.db import models
+from django.db.models import Count, Prefetch, Q
+
+
+class Status(models.TextChoices):
+    DRAFT = "draft", "draft"
+    REVIEW = "review", "in review"
+    PUBLISHED = "published", "published"
+    ARCHIVED = "archived", "archived"
+
+
+class PublishableQuerySet(models.QuerySet):
+    def published(self):
+        return self.filter(status=Status.PUBLISHED)
+
+    def for_language(self, language: str):
+        return self.filter(language=language)
+
+    def for_game(self, game):
+        return self.filter(game=game)
+
+
+class GameQuerySet(models.QuerySet):
+    def published(self):
+        """Games are public records; what is public *of* them is filtered per item."""
+        return self.all()
+
+    def with_entry_counts(self):
+        published = Q(entries__status=Status.PUBLISHED)
+        return self.annotate(entry_count=Count("entries", filter=published, distinct=True))
+
+
+class EntryQuerySet(PublishableQuerySet):
+    def top_level(self):
+        return self.filter(parent__isnull=True)
+
+    def with_page_relations(self):
+        """Everything an entry page or an API entry shows, in a fixed number of queries.
+
+        Each relation is prefetched once for the whole list, so the query count does not
+        grow with the number of entries, cross-references, errata or FAQ questions.
+        """
+        from .models import CrossReference, Entry, Erratum
+
+        # faq builds on rules, never the reverse: reach FAQ questions through the reverse
+        # relation by name, not by importing faq.
+        Question = self.model._meta.get_field("faq_questions").related_model
+
+        return self.select_related("game", "source", "parent").prefetch_related(
+            # cross_references: see-also and [[links]], each with its target's game for URLs
+            Prefetch(
+                "cross_references",
+                queryset=CrossReference.objects.select_related("target__game").order_by(
+                    "in_body", "order", "pk"
+                ),
+            ),
+            # referenced_by: only from published entries (a draft must not reveal itself)
+            Prefetch(
+                "referenced_by",
+                queryset=CrossReference.objects.filter(entry__status=Status.PUBLISHED)
+                .select_related("entry__game")
+                .order_by("entry__title"),
+            ),
+            Prefetch(
+                "errata",
+                queryset=Erratum.objects.published().select_related("game", "source"),
+            ),
+            Prefetch(
+                "faq_questions",
+                queryset=Question.objects.published().select_related("game"),
+            ),
+            Prefetch(
+                "children",
+                queryset=Entry.objects.published().select_related("game").order_by("order", "pk"),
+                to_attr="published_children",
+            ),
+        )

@@ -1,0 +1,120 @@
+"""Cross-references: derive them from an entry, and resolve labels to entries.
+
+An entry's ``see_also`` list and the ``[[Term]]`` / ``[[Term|shown text]]`` links of its
+body are the source of truth; ``CrossReference`` rows mirror them so that "referenced
+by" and the moderators' "wanted entries" list are plain queries.
+
+Resolution matches a label to a *published* entry of the same game and language whose
+title or alias has the same normalised form (``rules.text.normalize_label``). It runs
+after every entry save and delete, so a reference resolves by itself once its target is
+published or renamed. A bulk writer (the importer) wraps its work in
+``deferred_resolution()`` so that resolution runs once per game and language instead of
+once per saved entry.
+"""
+
+import re
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from .querysets import Status
+from .text import normalize_label
+
+# [[Term]] or [[Term|shown text]]; the label may not contain brackets or a pipe.
+WIKI_LINK = re.compile(r"\[\[([^\[\]|]+?)(?:\|([^\[\]]+?))?\]\]")
+
+_pending: ContextVar[set | None] = ContextVar("pending_resolution", default=None)
+
+
+def body_links(body: str) -> list[str]:
+    """The labels of the ``[[…]]`` links in a Markdown body, in order, without repeats."""
+    seen: dict[str, str] = {}
+    for match in WIKI_LINK.finditer(body or ""):
+        label = match.group(1).strip()
+        seen.setdefault(normalize_label(label), label)
+    return list(seen.values())
+
+
+def sync_cross_references(entry) -> None:
+    """Make the entry's CrossReference rows match its see_also list and body links."""
+    from .models import CrossReference
+
+    wanted: dict[tuple[str, bool], tuple[str, int]] = {}
+    for in_body, labels in ((False, entry.see_also or []), (True, body_links(entry.body))):
+        for order, label in enumerate(labels):
+            label = str(label).strip()
+            key = normalize_label(label)
+            if key:
+                wanted.setdefault((key, in_body), (label, order))
+
+    existing = {(ref.normalized_label, ref.in_body): ref for ref in entry.cross_references.all()}
+    stale = [ref.pk for key, ref in existing.items() if key not in wanted]
+    if stale:
+        CrossReference.objects.filter(pk__in=stale).delete()
+
+    to_create, to_update = [], []
+    for (key, in_body), (label, order) in wanted.items():
+        ref = existing.get((key, in_body))
+        if ref is None:
+            to_create.append(
+                CrossReference(entry=entry, label=label, normalized_label=key, order=order, in_body=in_body)
+            )
+        elif (ref.label, ref.order) != (label, order):
+            ref.label, ref.order = label, order
+            to_update.append(ref)
+    if to_create:
+        CrossReference.objects.bulk_create(to_create)
+    if to_update:
+        CrossReference.objects.bulk_update(to_update, ["label", "order"])
+
+
+def resolve_references(game_id: int, language: str) -> int:
+    """Point every cross-reference of one game and language at its entry; return changes."""
+    from .models import CrossReference, Entry
+
+    keys: dict[str, int] = {}
+    published = Entry.objects.filter(game_id=game_id, language=language, status=Status.PUBLISHED)
+    rows = list(published.order_by("pk").values_list("pk", "title", "aliases"))
+    # Titles win over aliases: an alias never steals a label that is another entry's title.
+    for pk, title, _aliases in rows:
+        keys.setdefault(normalize_label(title), pk)
+    for pk, _title, aliases in rows:
+        for alias in aliases or []:
+            keys.setdefault(normalize_label(str(alias)), pk)
+
+    refs = CrossReference.objects.filter(entry__game_id=game_id, entry__language=language).only(
+        "pk", "normalized_label", "target_id"
+    )
+    changed = []
+    for ref in refs:
+        target_id = keys.get(ref.normalized_label)
+        if target_id != ref.target_id:
+            ref.target_id = target_id
+            changed.append(ref)
+    if changed:
+        CrossReference.objects.bulk_update(changed, ["target"], batch_size=500)
+    return len(changed)
+
+
+def request_resolution(game_id: int, language: str) -> None:
+    """Resolve now, or at the end of the surrounding ``deferred_resolution()`` block."""
+    pending = _pending.get()
+    if pending is not None:
+        pending.add((game_id, language))
+    else:
+        resolve_references(game_id, language)
+
+
+@contextmanager
+def deferred_resolution():
+    """Collect resolution requests and run each (game, language) once at the end."""
+    if _pending.get() is not None:  # nested: the outermost block resolves
+        yield
+        return
+    pending: set = set()
+    token = _pending.set(pending)
+    try:
+        yield
+    finally:
+        _pending.reset(token)
+    for game_id, language in sorted(pending):
+        resolve_references(game_id, language)

@@ -1,0 +1,9 @@
+"""WSGI entry point: ``gunicorn rulesite.wsgi``."""
+
+import os
+
+from django.core.wsgi import get_wsgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rulesite.settings.base")
+
+application = get_wsgi_application()
