@@ -33,8 +33,9 @@ test: install
 migrations-check: install
 	DJANGO_DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
 
+# Refresh the catalogues after changing marked strings (needs GNU gettext's xgettext).
 messages: install
-	cd rulesite && DJANGO_DEBUG=1 ../$(BIN)/python ../manage.py makemessages --all --no-location --ignore=../.venv || true
+	DJANGO_DEBUG=1 $(BIN)/python manage.py makemessages -l de -l pl -l nl -l en --no-location --ignore=.venv --ignore=staticfiles
 
 clean:
 	rm -rf $(VENV) staticfiles db.sqlite3
