@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
 from rules.languages import CONTENT_LANGUAGES
+from rules.markdown import render_markdown
 from rules.models import STATUS_CHOICES, Entry, Game, Source, unique_slug_for
 from rules.querysets import PublishableQuerySet, Status
 
@@ -53,3 +54,7 @@ class Question(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("faq:list", kwargs={"game": self.game.slug}) + f"#{self.slug}"
+
+    @property
+    def answer_html(self):
+        return render_markdown(self.answer)

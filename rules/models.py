@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
 from .languages import CONTENT_LANGUAGES
+from .markdown import render_markdown
 from .querysets import EntryQuerySet, GameQuerySet, PublishableQuerySet, Status
 from .text import normalize_label, slugify_title
 
@@ -64,6 +65,29 @@ class Game(models.Model):
 
     def name_in(self, language: str) -> str:
         return self.localized_names.get(language) or self.name
+
+    def content_languages(self) -> list[str]:
+        """Languages with published entries, errata or FAQ questions, most content first."""
+        counts: dict[str, int] = {}
+        for relation in ("entries", "errata", "faq_questions"):
+            rows = (
+                getattr(self, relation)
+                .filter(status=Status.PUBLISHED)
+                .values("language")
+                .annotate(n=models.Count("pk"))
+                .values_list("language", "n")
+                .order_by()
+            )
+            for language, n in rows:
+                counts[language] = counts.get(language, 0) + n
+        return sorted(counts, key=lambda code: (-counts[code], code))
+
+    def content_language_for(self, requested: str, available: list[str] | None = None) -> str | None:
+        """The requested language if the game has content in it, else its main language."""
+        available = self.content_languages() if available is None else available
+        if requested in available:
+            return requested
+        return available[0] if available else None
 
     def get_absolute_url(self) -> str:
         return reverse("rules:game", kwargs={"game": self.slug})
@@ -198,6 +222,18 @@ class Entry(models.Model):
     def is_published(self) -> bool:
         return self.status == Status.PUBLISHED
 
+    @property
+    def body_html(self):
+        return _entry_body_html(self)
+
+    @property
+    def see_also_references(self) -> list["CrossReference"]:
+        return [ref for ref in self.cross_references.all() if not ref.in_body]
+
+    @property
+    def display_title(self) -> str:
+        return str(self)
+
     def get_absolute_url(self) -> str:
         """The entry's page in the active UI language (links keep the reader's language)."""
         return reverse("rules:entry", kwargs={"game": self.game.slug, "slug": self.slug})
@@ -307,3 +343,29 @@ class Erratum(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("rules:errata", kwargs={"game": self.game.slug}) + f"#{self.slug}"
+
+    @property
+    def corrected_html(self):
+        return render_markdown(self.corrected_text)
+
+    @property
+    def diff_html(self):
+        """The change as a word diff, where the original text is known."""
+        from .diffing import word_diff_html
+
+        return word_diff_html(self.original_text, self.corrected_text) if self.original_text else ""
+
+
+def _entry_body_html(entry) -> "SafeString":
+    """The body as sanitised HTML; [[links]] point at their published targets."""
+    targets = {
+        ref.normalized_label: ref.target
+        for ref in entry.cross_references.all()
+        if ref.in_body and ref.target_id is not None and ref.target.status == Status.PUBLISHED
+    }
+
+    def resolve(label: str) -> str | None:
+        target = targets.get(normalize_label(label))
+        return target.get_absolute_url() if target else None
+
+    return render_markdown(entry.body, resolve)

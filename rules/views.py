@@ -1,4 +1,125 @@
-def home(request): ...
-def game_detail(request, game): ...
-def entry_detail(request, game, slug): ...
-def errata_list(request, game): ...
+"""Public pages. Thin: look up through published() querysets, build a context, render."""
+
+from itertools import groupby
+
+from django.conf import settings
+from django.db.models import Count, Prefetch, Q
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import translation
+
+from .languages import native_name
+from .forms import SearchForm
+from .models import Entry, Erratum, Game, Source
+from .page_context import game_context
+from .querysets import Status
+from .search import search_entries
+from .text import fold_diacritics
+
+
+def home(request):
+    games = Game.objects.published().with_entry_counts().order_by("name")
+    recent_entries = Entry.objects.published().select_related("game").order_by("-updated_at", "pk")[:8]
+    recent_errata = Erratum.objects.published().select_related("game").order_by("-updated_at", "pk")[:5]
+    return render(
+        request,
+        "rules/home.html",
+        {"games": games, "recent_entries": recent_entries, "recent_errata": recent_errata},
+    )
+
+
+def game_detail(request, game):
+    context = game_context(game)
+    game, language = context["game"], context["content_language"]
+    entries = Entry.objects.published().for_game(game).for_language(language).select_related("game")
+    glossary = sorted(
+        (e for e in entries if e.kind != Entry.Kind.SECTION),
+        key=lambda e: fold_diacritics(e.title).lstrip("\"'“„ "),
+    )
+    letters = [
+        (letter, list(group))
+        for letter, group in groupby(glossary, key=lambda e: (fold_diacritics(e.title).lstrip("\"'“„ ")[:1] or "#").upper())
+    ]
+    sections = [e for e in entries if e.kind == Entry.Kind.SECTION]
+    by_parent: dict[int | None, list[Entry]] = {}
+    for section in sorted(sections, key=lambda e: (e.order, e.pk)):
+        by_parent.setdefault(section.parent_id if section.parent_id in {s.pk for s in sections} else None, []).append(section)
+    context.update(
+        {
+            "letters": letters,
+            "section_tree": [(top, by_parent.get(top.pk, [])) for top in by_parent.get(None, [])],
+            "sources": Source.objects.filter(game=game, language=language).annotate(
+                entry_count=Count("entries", filter=Q(entries__status=Status.PUBLISHED))
+            ),
+            "errata_count": Erratum.objects.published().for_game(game).for_language(language).count(),
+            "faq_count": game.faq_questions.filter(status=Status.PUBLISHED, language=language).count(),
+        }
+    )
+    return render(request, "rules/game_detail.html", context)
+
+
+def entry_detail(request, game, slug):
+    ui_language = translation.get_language()
+    game_obj = get_object_or_404(Game.objects.published(), slug=game)
+    candidates = list(
+        Entry.objects.published().for_game(game_obj).filter(slug=slug).with_page_relations().order_by("language")
+    )
+    if not candidates:
+        raise Http404("No such entry")
+    entry = next((e for e in candidates if e.language == ui_language), candidates[0])
+    translations = list(entry.translations())
+    if entry.language != ui_language:
+        # The reader asked for this entry in their language: go to that version if one exists.
+        translated = next((t for t in translations if t.language == ui_language), None)
+        if translated is not None:
+            return redirect(translated.url_in(ui_language))
+
+    alternates = []
+    for code, _name in settings.LANGUAGES:
+        version = entry if entry.language == code else next((t for t in translations if t.language == code), entry)
+        alternates.append((code, request.build_absolute_uri(version.url_in(code))))
+
+    referenced_by = {ref.entry_id: ref.entry for ref in entry.referenced_by.all() if ref.entry_id != entry.pk}
+    context = {
+        "game": game_obj,
+        "game_name": game_obj.name_in(entry.language),
+        "entry": entry,
+        "content_language": entry.language,
+        "content_missing": entry.language != ui_language,
+        "see_also": entry.see_also_references,
+        "referenced_by": sorted(referenced_by.values(), key=lambda e: fold_diacritics(e.title)),
+        "errata": list(entry.errata.all()),
+        "faq_questions": list(entry.faq_questions.all()),
+        "children": entry.published_children,
+        "translations": [(t, native_name(t.language)) for t in translations],
+        "alternates": alternates,
+        "switcher_urls": {code: url for code, url in alternates},
+    }
+    return render(request, "rules/entry_detail.html", context)
+
+
+def errata_list(request, game):
+    context = game_context(game)
+    context["errata"] = (
+        Erratum.objects.published()
+        .for_game(context["game"])
+        .for_language(context["content_language"])
+        .select_related("source")
+        .prefetch_related(
+            # affects: the entries each erratum changes, published only, with their game for
+            # URLs: one query for the whole list instead of one per erratum
+            Prefetch("affects", queryset=Entry.objects.published().select_related("game"), to_attr="published_affects")
+        )
+        .order_by("order", "pk")
+    )
+    return render(request, "rules/errata_list.html", context)
+
+
+def search(request):
+    form = SearchForm(request.GET or None)
+    hits, query, game = [], "", None
+    if form.is_valid():
+        query = form.cleaned_data["q"]
+        game = Game.objects.published().filter(slug=form.cleaned_data.get("game") or "").first()
+        hits = search_entries(query, language=form.cleaned_data.get("language") or None, game=game)
+    return render(request, "rules/search.html", {"form": form, "query": query, "hits": hits, "game": game})

@@ -1,0 +1,117 @@
+"""One explicit FilterSet per resource (query parameters of the list endpoints).
+
+Every value is validated by a Django form field before it reaches the database, so a
+bad value answers 400 with a JSON message instead of a 500 or a silently empty list:
+``language`` and ``kind`` accept only their choices, text filters have a maximum length
+and refuse NUL bytes (Django's ``CharField`` validator; PostgreSQL cannot store them),
+and ``updated_after`` must be an ISO 8601 date or date-time.
+"""
+
+import datetime
+import re
+
+import django_filters.rest_framework as filters
+from django import forms
+from django.core.exceptions import ValidationError
+from django.db.models import Exists, OuterRef
+
+from rules.languages import CONTENT_LANGUAGES
+from rules.models import Entry, Erratum, Game, Source
+
+# "2024-05-01T10:00:00+02:00" pasted unencoded into a query string arrives with the "+"
+# decoded as a space; put it back rather than refuse a value the client meant correctly.
+_OFFSET_AS_SPACE = re.compile(r"^(\d{4}-\d{2}-\d{2}T[\d:.]+) (\d{2}(?::?\d{2})?)$")
+
+
+class UpdatedAfterField(forms.DateTimeField):
+    """An ISO 8601 date or date-time, normalised to UTC.
+
+    A date alone means its midnight in the site's time zone (UTC). Converting here also
+    catches values that exist in Python but overflow once shifted to UTC
+    ("0001-01-01T00:00+05:00"), which would otherwise fail inside the database driver.
+    """
+
+    def to_python(self, value):
+        if isinstance(value, str):
+            value = _OFFSET_AS_SPACE.sub(r"\1+\2", value.strip())
+        result = super().to_python(value)
+        if result is None:
+            return None
+        try:
+            return result.astimezone(datetime.UTC)
+        except (OverflowError, ValueError):
+            raise ValidationError(self.error_messages["invalid"], code="invalid") from None
+
+
+class UpdatedAfterFilter(filters.DateTimeFilter):
+    field_class = UpdatedAfterField
+
+
+class UpdatedSinceFilterSet(filters.FilterSet):
+    """``updated_after`` is strict (``>``): a client that stores the newest ``updated_at``
+    it has seen and asks for what changed after it does not get that item again."""
+
+    updated_after = UpdatedAfterFilter(
+        field_name="updated_at",
+        lookup_expr="gt",
+        help_text="Only items changed after this ISO 8601 date or date-time "
+        "(URL-encode a '+' in a time-zone offset as %2B).",
+    )
+
+
+class PublishedItemFilterSet(UpdatedSinceFilterSet):
+    """The filters every content resource shares: ``game``, ``language``, ``updated_after``.
+
+    ``game`` is a plain slug match, so an unknown slug gives an empty list (a client
+    cannot tell "no such game" from "nothing published yet" anyway, and the games
+    endpoint says which exist). ``language`` is a closed set, so a typo is a 400.
+    """
+
+    game = filters.CharFilter(
+        field_name="game__slug", max_length=100, help_text="Game slug, e.g. marvel-champions."
+    )
+    language = filters.ChoiceFilter(choices=CONTENT_LANGUAGES, help_text="Content language code.")
+
+
+class GameFilter(UpdatedSinceFilterSet):
+    """Games have no language of their own: ``language`` selects the games that have
+    published entries in that language."""
+
+    language = filters.ChoiceFilter(
+        choices=CONTENT_LANGUAGES,
+        method="filter_language",
+        help_text="Only games with published entries in this language.",
+    )
+
+    class Meta:
+        model = Game
+        fields = ["language", "updated_after"]
+
+    def filter_language(self, queryset, name, value):
+        # Exists() rather than a join: no duplicate rows, no distinct(), and the
+        # entry_count annotation keeps counting every published entry of the game.
+        entries = Entry.objects.published().filter(game=OuterRef("pk"), language=value)
+        return queryset.filter(Exists(entries))
+
+
+class SourceFilter(PublishedItemFilterSet):
+    class Meta:
+        model = Source
+        fields = ["game", "language", "kind", "official", "updated_after"]
+
+
+class EntryFilter(PublishedItemFilterSet):
+    """``slug`` with ``game`` and ``language`` finds one entry: slugs are unique only per
+    game and language, which is why the detail endpoint is keyed by id."""
+
+    slug = filters.CharFilter(max_length=200, help_text="Entry slug (unique per game and language).")
+
+    class Meta:
+        model = Entry
+        fields = ["game", "language", "kind", "slug", "updated_after"]
+
+
+class ErratumFilter(PublishedItemFilterSet):
+    class Meta:
+        model = Erratum
+        fields = ["game", "language", "kind", "updated_after"]
