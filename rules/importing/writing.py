@@ -20,59 +20,61 @@ from .splitting import ParsedItem
 def write_items(items: list[ParsedItem], options, report) -> None:
     from faq.models import Question  # the importer writes FAQ questions too
 
-    with transaction.atomic(), deferred_resolution():
-        game = _game(options)
-        source = _source(game, options)
-        reason = f"import: {source.title if source else 'document'}"
-        entries_by_title: dict[str, Entry] = {}
-        errata_affects: list[tuple[Erratum, ParsedItem]] = []
-        for order, item in enumerate(items):
-            slug = slugify_title(item.title)
-            if item.type == "entry":
-                parent = entries_by_title.get(normalize_label(item.parent)) if item.parent else None
-                if item.parent and parent is None:
-                    parent = Entry.objects.filter(game=game, language=options.language, title=item.parent).first()
-                values = {
-                    "title": item.title,
-                    "aliases": item.aliases,
-                    "kind": item.entry_kind,
-                    "number": item.number,
-                    "parent": parent,
-                    "order": order,
-                    "body": item.body,
-                    "see_also": item.cross_references,
-                    "source": source,
-                    "page": options.page,
-                    "is_fragment": item.is_fragment,
-                }
-                entry = _upsert(Entry, game, options, slug, values, reason, report, item.title)
-                entries_by_title[normalize_label(item.title)] = entry
-            elif item.type == "erratum":
-                values = {
-                    "title": item.title,
-                    "corrected_text": item.body,
-                    "kind": item.erratum_kind,
-                    "source": source,
-                    "page": options.page,
-                    "order": order,
-                }
-                erratum = _upsert(Erratum, game, options, slug, values, reason, report, item.title)
-                errata_affects.append((erratum, item))
-            elif item.type == "question":
-                values = {
-                    "question": item.title,
-                    "answer": item.body,
-                    "source": source,
-                    "page": options.page,
-                    "order": order,
-                }
-                _upsert(Question, game, options, slug, values, reason, report, item.title)
-            else:  # pragma: no cover - the splitter only makes the three types
-                raise ImportRulesError(f"unknown item type {item.type!r}", line=item.line)
-        # After the loop: an erratum may affect an entry further down the document.
-        for erratum, item in errata_affects:
-            _set_affects(erratum, item, game, options, report)
+    with transaction.atomic():
+        with deferred_resolution():
+            game = _game(options)
+            source = _source(game, options)
+            reason = f"import: {source.title if source else 'document'}"
+            entries_by_title: dict[str, Entry] = {}
+            errata_affects: list[tuple[Erratum, ParsedItem]] = []
+            for order, item in enumerate(items):
+                slug = slugify_title(item.title)
+                if item.type == "entry":
+                    parent = entries_by_title.get(normalize_label(item.parent)) if item.parent else None
+                    if item.parent and parent is None:
+                        parent = Entry.objects.filter(game=game, language=options.language, title=item.parent).first()
+                    values = {
+                        "title": item.title,
+                        "aliases": item.aliases,
+                        "kind": item.entry_kind,
+                        "number": item.number,
+                        "parent": parent,
+                        "order": order,
+                        "body": item.body,
+                        "see_also": item.cross_references,
+                        "source": source,
+                        "page": options.page,
+                        "is_fragment": item.is_fragment,
+                    }
+                    entry = _upsert(Entry, game, options, slug, values, reason, report, item.title)
+                    entries_by_title[normalize_label(item.title)] = entry
+                elif item.type == "erratum":
+                    values = {
+                        "title": item.title,
+                        "corrected_text": item.body,
+                        "kind": item.erratum_kind,
+                        "source": source,
+                        "page": options.page,
+                        "order": order,
+                    }
+                    erratum = _upsert(Erratum, game, options, slug, values, reason, report, item.title)
+                    errata_affects.append((erratum, item))
+                elif item.type == "question":
+                    values = {
+                        "question": item.title,
+                        "answer": item.body,
+                        "source": source,
+                        "page": options.page,
+                        "order": order,
+                    }
+                    _upsert(Question, game, options, slug, values, reason, report, item.title)
+                else:  # pragma: no cover - the splitter only makes the three types
+                    raise ImportRulesError(f"unknown item type {item.type!r}", line=item.line)
+            # After the loop: an erratum may affect an entry further down the document.
+            for erratum, item in errata_affects:
+                _set_affects(erratum, item, game, options, report)
         if options.dry_run:
+            # Everything above ran for real, so the report is exact; now undo it.
             transaction.set_rollback(True)
 
 

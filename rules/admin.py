@@ -1,0 +1,78 @@
+"""The moderators' workspace: every edit is recorded (django-simple-history) and revertible."""
+
+from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
+from simple_history.admin import SimpleHistoryAdmin
+
+from .models import CrossReference, Entry, Erratum, Game, Source
+from .querysets import Status
+
+
+@admin.register(Game)
+class GameAdmin(SimpleHistoryAdmin):
+    list_display = ["name", "slug", "publisher", "year"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+
+
+@admin.register(Source)
+class SourceAdmin(SimpleHistoryAdmin):
+    list_display = ["title", "game", "language", "kind", "version", "official"]
+    list_filter = ["game", "language", "kind", "official"]
+    search_fields = ["title"]
+
+
+class CrossReferenceInline(admin.TabularInline):
+    """Read-only: see-also labels are edited in the entry's "see also" field."""
+
+    model = CrossReference
+    fk_name = "entry"
+    fields = ["label", "target", "in_body"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    verbose_name_plural = _("cross-references (resolved automatically)")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.action(description=_("Publish the selected items"))
+def publish(modeladmin, request, queryset):
+    for obj in queryset:  # save() one by one: each change is recorded in the history
+        obj.status = Status.PUBLISHED
+        obj.save()
+
+
+@admin.action(description=_("Archive the selected items"))
+def archive(modeladmin, request, queryset):
+    for obj in queryset:
+        obj.status = Status.ARCHIVED
+        obj.save()
+
+
+@admin.register(Entry)
+class EntryAdmin(SimpleHistoryAdmin):
+    list_display = ["__str__", "game", "language", "kind", "status", "is_fragment", "updated_at"]
+    list_filter = ["status", "game", "language", "kind", "is_fragment"]
+    search_fields = ["title", "slug", "body"]
+    list_select_related = ["game"]
+    raw_id_fields = ["parent", "source"]
+    inlines = [CrossReferenceInline]
+    actions = [publish, archive]
+    fieldsets = [
+        (None, {"fields": ["game", "language", "title", "slug", "aliases", "status"]}),
+        (_("Text"), {"fields": ["body", "see_also"]}),
+        (_("Structure"), {"fields": ["kind", "number", "parent", "order", "is_fragment"]}),
+        (_("Source"), {"fields": ["source", "page", "translation_key"]}),
+    ]
+
+
+@admin.register(Erratum)
+class ErratumAdmin(SimpleHistoryAdmin):
+    list_display = ["title", "game", "language", "kind", "status", "published_on"]
+    list_filter = ["status", "game", "language", "kind"]
+    search_fields = ["title", "corrected_text", "original_text"]
+    filter_horizontal = ["affects"]
+    raw_id_fields = ["source"]
+    actions = [publish, archive]
