@@ -69,7 +69,9 @@ def render_markdown(text: str, resolve: LinkResolver | None = None) -> SafeStrin
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
         url_schemes=URL_SCHEMES,
-        link_rel="noopener nofollow",
+        # No rel on links: most are internal [[links]], and target= is not allowed, so
+        # "noopener" protects nothing here.
+        link_rel=None,
     )
     return mark_safe(clean)  # noqa: S308 - sanitised by nh3 just above
 

@@ -1,0 +1,57 @@
+"""Tiny factories: the fewest fields a test must name, published unless told otherwise."""
+
+from itertools import count
+
+from faq.models import Question
+from rules.models import Entry, Erratum, Game, Source
+from rules.querysets import Status
+
+_sequence = count(1)
+
+
+def make_game(**kwargs) -> Game:
+    n = next(_sequence)
+    kwargs.setdefault("slug", f"game-{n}")
+    kwargs.setdefault("name", f"Game {n}")
+    return Game.objects.create(**kwargs)
+
+
+def make_source(**kwargs) -> Source:
+    kwargs.setdefault("game", kwargs.get("game") or make_game())
+    kwargs.setdefault("language", "en")
+    kwargs.setdefault("title", f"Rules Reference {next(_sequence)}")
+    kwargs.setdefault("kind", Source.Kind.RULES_REFERENCE)
+    return Source.objects.create(**kwargs)
+
+
+def make_entry(**kwargs) -> Entry:
+    kwargs.setdefault("game", kwargs.get("game") or make_game())
+    kwargs.setdefault("language", "en")
+    kwargs.setdefault("title", f"Entry {next(_sequence)}")
+    kwargs.setdefault("body", "Some rules text.")
+    kwargs.setdefault("status", Status.PUBLISHED)
+    return Entry.objects.create(**kwargs)
+
+
+def make_erratum(**kwargs) -> Erratum:
+    affects = kwargs.pop("affects", [])
+    kwargs.setdefault("game", kwargs.get("game") or make_game())
+    kwargs.setdefault("language", "en")
+    kwargs.setdefault("title", f"Erratum {next(_sequence)}")
+    kwargs.setdefault("corrected_text", "The corrected rule.")
+    kwargs.setdefault("status", Status.PUBLISHED)
+    erratum = Erratum.objects.create(**kwargs)
+    erratum.affects.set(affects)
+    return erratum
+
+
+def make_question(**kwargs) -> Question:
+    related = kwargs.pop("related_entries", [])
+    kwargs.setdefault("game", kwargs.get("game") or make_game())
+    kwargs.setdefault("language", "en")
+    kwargs.setdefault("question", f"Question {next(_sequence)}?")
+    kwargs.setdefault("answer", "The answer.")
+    kwargs.setdefault("status", Status.PUBLISHED)
+    question = Question.objects.create(**kwargs)
+    question.related_entries.set(related)
+    return question
