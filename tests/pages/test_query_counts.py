@@ -1,0 +1,42 @@
+"""Page queries stay flat as entries, cross-references, errata and FAQ questions grow."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tests.factories import make_entry, make_erratum, make_game, make_question
+
+pytestmark = pytest.mark.django_db
+
+
+def build(n: int):
+    game = make_game()
+    hub = make_entry(game=game, title="Hub", see_also=[f"Term {i}" for i in range(n)] + ["Missing"])
+    for i in range(n):
+        other = make_entry(game=game, title=f"Term {i}", see_also=["Hub"], body=f"See [[Term {(i + 1) % n}]].")
+        make_erratum(game=game, title=f"Erratum {i}", affects=[hub, other])
+        make_question(game=game, question=f"Question {i}?", related_entries=[hub, other])
+        make_entry(game=game, language="de", title=f"Begriff {i}", translation_key=other.translation_key)
+    return game, hub
+
+
+def count_queries(client, url: str) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    return len(queries)
+
+
+@pytest.mark.parametrize("page", ["entry", "game", "errata", "faq", "home"])
+def test_query_count_does_not_grow(client, page, django_assert_num_queries):
+    small_game, small_hub = build(2)
+    big_game, big_hub = build(25)
+    urls = {
+        "entry": lambda game, hub: hub.url_in("en"),
+        "game": lambda game, hub: f"/en/games/{game.slug}/",
+        "errata": lambda game, hub: f"/en/games/{game.slug}/errata/",
+        "faq": lambda game, hub: f"/en/games/{game.slug}/faq/",
+        "home": lambda game, hub: "/en/",
+    }[page]
+    small = count_queries(client, urls(small_game, small_hub))
+    with django_assert_num_queries(small):
+        client.get(urls(big_game, big_hub))
