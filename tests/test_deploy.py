@@ -1,0 +1,97 @@
+"""Production shape, over real HTTP: gunicorn with DEBUG off serves pages and static files."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.django_db
+def test_no_model_changes_without_migrations():
+    call_command("makemigrations", "--check", "--dry-run", verbosity=0)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def production_server(tmp_path):
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "rulesite.settings.base",
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": "deploy-test-secret-" + "x" * 40,
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+        "DJANGO_STATIC_ROOT": str(tmp_path / "static"),
+        "DJANGO_SECURE_SSL_REDIRECT": "0",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'deploy.sqlite3'}",
+    }
+    python = sys.executable
+    subprocess.run([python, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+    subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+    port = _free_port()
+    server = subprocess.Popen(
+        [python, "-m", "gunicorn", "rulesite.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(base + "/en/", timeout=1)
+                break
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.1)
+        else:
+            raise AssertionError("gunicorn did not start: " + server.stderr.read1().decode())
+        yield base, env
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_gunicorn_serves_pages_and_hashed_static_files(production_server):
+    base, _env = production_server
+    html = urllib.request.urlopen(base + "/en/").read().decode()
+    assert '<html lang="en">' in html
+    # The stylesheet link carries a content hash (manifest storage) and is served by whitenoise.
+    start = html.index("/static/css/site.")
+    href = html[start : html.index('"', start)]
+    assert href != "/static/css/site.css"
+    response = urllib.request.urlopen(base + href)
+    assert response.status == 200
+    assert "max-age=315360000" in response.headers["Cache-Control"]
+    assert b"--accent" in response.read()
+
+
+def test_production_refuses_to_start_without_a_secret_key():
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SECRET_KEY"}
+    env.update({"DJANGO_SETTINGS_MODULE": "rulesite.settings.base", "DJANGO_DEBUG": "0"})
+    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "DJANGO_SECRET_KEY is not set" in result.stderr
+
+
+def test_check_deploy_is_clean(production_server):
+    _base, env = production_server
+    env = {**env, "DJANGO_SECURE_SSL_REDIRECT": "1", "DJANGO_HSTS_SECONDS": "31536000", "DJANGO_HSTS_PRELOAD": "1"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT, env=env, capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr + result.stdout
