@@ -25,7 +25,13 @@ def world():
         source=source,
         page="12",
     )
-    spieler = make_entry(game=game, language="de", title="Spieler", body="Ein Spieler. Siehe [[Besitz und Kontrolle]].")
+    spieler = make_entry(
+        game=game,
+        language="de",
+        title="Spieler",
+        body="Ein Spieler. Siehe [[Besitz und Kontrolle]].",
+        see_also=["Besitz und Kontrolle"],
+    )
     ownership = make_entry(
         game=game, language="en", title="Ownership and Control", translation_key=besitz.translation_key
     )
@@ -100,8 +106,9 @@ def test_entry_page_shows_body_references_errata_faq_source(client, world):
     assert f'<a href="/de/games/{world["game"].slug}/rules/spieler/">Spieler</a>' in html
     assert '<span class="xref-wanted"' in html and "Fehlt noch</span>" in html
     # referenced by: "Spieler" links here with [[Besitz und Kontrolle]]
-    assert "Referenced by" in html or "Verwiesen von" in html
-    assert ">Spieler</a></li>" in html
+    referenced_by = html[html.index('id="referenced-by-heading"') :]
+    assert "Verweise auf diesen Eintrag" in referenced_by[:200]
+    assert ">Spieler</a></li>" in referenced_by
     # erratum with a readable diff, FAQ question, source and page
     assert "<del>nie.</del><ins>selten.</ins>" in html
     assert "Wer besitzt die Karte?" in html
@@ -188,3 +195,14 @@ def test_search_page_highlights_matches(client, world):
 def test_absurd_search_queries_never_fail(client, world, query):
     response = client.get("/en/search/", {"q": query})
     assert response.status_code == HTTPStatus.OK
+
+
+@pytest.mark.parametrize(
+    ("language", "see_also", "glossary"),
+    [("en", "See also", "Glossary A–Z"), ("de", "Siehe auch", "Glossar A–Z"), ("pl", "Zobacz też", "Słowniczek A–Z"), ("nl", "Zie ook", "Woordenlijst A–Z")],
+)
+def test_ui_is_translated(client, world, language, see_also, glossary):
+    """A smoke test per catalogue: compiled, found through LOCALE_PATHS, and used."""
+    game = world["game"].slug
+    assert see_also in client.get(f"/{language}/games/{game}/rules/{world['spieler'].slug}/").content.decode()
+    assert glossary in client.get(f"/{language}/games/{game}/").content.decode()
