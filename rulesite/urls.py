@@ -6,6 +6,8 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # The read-only JSON API, versioned by URL prefix; no language prefix (see api_urls).
+    path("api/v1/", include("rulesite.api_urls")),
 ]
 
 urlpatterns += i18n_patterns(

@@ -20,6 +20,11 @@ def test_no_model_changes_without_migrations():
     call_command("makemigrations", "--check", "--dry-run", verbosity=0)
 
 
+def _clean_environ() -> dict[str, str]:
+    """The environment a production process gets: without the browser tests' async opt-out."""
+    return {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -29,7 +34,7 @@ def _free_port() -> int:
 @pytest.fixture
 def production_server(tmp_path):
     env = {
-        **os.environ,
+        **_clean_environ(),
         "DJANGO_SETTINGS_MODULE": "rulesite.settings.base",
         "DJANGO_DEBUG": "0",
         "DJANGO_SECRET_KEY": "deploy-test-secret-" + "x" * 40,
@@ -80,7 +85,7 @@ def test_gunicorn_serves_pages_and_hashed_static_files(production_server):
 
 
 def test_production_refuses_to_start_without_a_secret_key():
-    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SECRET_KEY"}
+    env = {k: v for k, v in _clean_environ().items() if k != "DJANGO_SECRET_KEY"}
     env.update({"DJANGO_SETTINGS_MODULE": "rulesite.settings.base", "DJANGO_DEBUG": "0"})
     result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True)
     assert result.returncode != 0

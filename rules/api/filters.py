@@ -104,7 +104,9 @@ class EntryFilter(PublishedItemFilterSet):
     """``slug`` with ``game`` and ``language`` finds one entry: slugs are unique only per
     game and language, which is why the detail endpoint is keyed by id."""
 
-    slug = filters.CharFilter(max_length=200, help_text="Entry slug (unique per game and language).")
+    slug = filters.CharFilter(
+        max_length=200, help_text="Entry slug (unique per game and language)."
+    )
 
     class Meta:
         model = Entry

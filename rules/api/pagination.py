@@ -14,6 +14,7 @@ class PageNumberPagination(pagination.PageNumberPagination):
     page_size = 20
     page_size_query_param = "page_size"
     max_page_size = 100
+    page_size_query_description = f"Results per page, 1 to {max_page_size} (default {page_size})."
 
     def get_page_size(self, request):
         raw = request.query_params.get(self.page_size_query_param)
@@ -25,7 +26,6 @@ class PageNumberPagination(pagination.PageNumberPagination):
         except ValueError:
             size = 0
         if size < 1:
-            raise ValidationError(
-                {self.page_size_query_param: [f"Must be a whole number from 1 to {self.max_page_size}."]}
-            )
+            message = f"Must be a whole number from 1 to {self.max_page_size}."
+            raise ValidationError({self.page_size_query_param: [message]})
         return min(size, self.max_page_size)

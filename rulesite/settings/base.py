@@ -84,6 +84,11 @@ MIDDLEWARE = [
     # language prefix of i18n_patterns URLs and redirects "/" to "/<lang>/".
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Conditional GET for the API (and the pages): an ETag hashed from each GET
+    # response's body, and 304 for a matching If-None-Match. Middleware listed above it
+    # see the response after the ETag is set, so they must not rewrite the body
+    # (GZipMiddleware, which weakens ETags itself, is the documented exception).
+    "django.middleware.http.ConditionalGetMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -206,6 +211,15 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Swagger UI would otherwise send the schema URL to validator.swagger.io for a badge.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    # Three models have a "kind" with different choices: name each enum after its model.
+    "ENUM_NAME_OVERRIDES": {
+        "SourceKindEnum": "rules.models.Source.Kind",
+        "EntryKindEnum": "rules.models.Entry.Kind",
+        "ErratumKindEnum": "rules.models.Erratum.Kind",
+        "LanguageEnum": "rules.languages.CONTENT_LANGUAGES",
+    },
 }
 
 # The API is read-only and public: any origin may read it, nothing else is exposed.

@@ -1,0 +1,14 @@
+import django_filters.rest_framework as filters
+
+from faq.models import Question
+from rules.api.filters import PublishedItemFilterSet
+
+
+class QuestionFilter(PublishedItemFilterSet):
+    """Questions have no kind; their grouping is the free-text ``topic`` (exact match)."""
+
+    topic = filters.CharFilter(max_length=200, help_text="Exact topic, as shown on the FAQ page.")
+
+    class Meta:
+        model = Question
+        fields = ["game", "language", "topic", "updated_after"]

@@ -1,0 +1,33 @@
+from django.db.models import Prefetch
+from rest_framework.viewsets import ReadOnlyModelViewSet
+
+from faq.models import Question
+from rules.api.views import APIv1Settings, published_entries
+
+from .filters import QuestionFilter
+from .serializers import QuestionSerializer
+
+
+class QuestionViewSet(APIv1Settings, ReadOnlyModelViewSet):
+    """Published FAQ questions and their answers, looked up by id."""
+
+    serializer_class = QuestionSerializer
+    filterset_class = QuestionFilter
+
+    def get_queryset(self):
+        return (
+            Question.objects.published()
+            # game and source joined in: no query per question for its game slug, page
+            # URL or source summary.
+            .select_related("game", "source")
+            # related_entries: one query for the page instead of one per question,
+            # already limited to published entries.
+            .prefetch_related(
+                Prefetch(
+                    "related_entries",
+                    queryset=published_entries(),
+                    to_attr="published_related_entries",
+                )
+            )
+            .order_by("game__name", "language", "order", "question", "pk")
+        )

@@ -1,0 +1,124 @@
+"""Read-only viewsets of API v1 for games, sources, entries and errata.
+
+Each viewset is a queryset and a serializer: the queryset starts from ``published()``
+(so a draft cannot leak through a forgotten filter) and loads every relation the
+serializer shows in a fixed number of queries, whatever the page size.
+"""
+
+from django.db.models import Prefetch
+from django.http import JsonResponse
+from django_filters.rest_framework import DjangoFilterBackend
+from rest_framework.permissions import AllowAny
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
+from rest_framework.viewsets import ReadOnlyModelViewSet
+
+from rules.models import Entry, Erratum, Game, Source
+
+from . import filters, serializers
+from .pagination import PageNumberPagination
+
+
+class APIv1Settings:
+    """What every v1 endpoint shares, pinned here rather than read from the global
+    ``REST_FRAMEWORK`` defaults, so a later v2 can change them without moving v1.
+
+    No ``Last-Modified`` header: an entry's JSON also shows its cross-reference
+    targets, errata and FAQ questions, which change without touching the entry's
+    ``updated_at``, so a date would answer 304 for changed content. Conditional GET
+    goes by the ETag that ``ConditionalGetMiddleware`` computes from the body.
+    """
+
+    permission_classes = [AllowAny]
+    renderer_classes = [JSONRenderer, BrowsableAPIRenderer]
+    pagination_class = PageNumberPagination
+    filter_backends = [DjangoFilterBackend]
+    # Only well-formed ids reach the database (PostgreSQL refuses a NUL byte with an
+    # error, not a miss); any other detail URL is answered by ``not_found``.
+    lookup_value_regex = r"[0-9]+"
+
+
+def not_found(request, *args, **kwargs):
+    """Any other URL under the API prefix: a JSON 404 like every API error, rather than
+    the site's HTML 404 page, whatever the method."""
+    return JsonResponse({"detail": "Not found."}, status=404)
+
+
+def published_entries():
+    """Published entries for nesting as summaries (id, title, slug, page URL)."""
+    return Entry.objects.published().select_related("game").order_by("order", "title", "pk")
+
+
+class GameViewSet(APIv1Settings, ReadOnlyModelViewSet):
+    """Games, looked up by their slug (stable, and what every other resource names)."""
+
+    serializer_class = serializers.GameSerializer
+    filterset_class = filters.GameFilter
+    lookup_field = "slug"
+    lookup_value_regex = r"[-a-zA-Z0-9_]+"  # what Django's slug converter accepts
+
+    def get_queryset(self):
+        # entry_count is an annotation: no COUNT query per game. The content languages
+        # are loaded for the whole page by GameSerializer.load_batch.
+        return Game.objects.published().with_entry_counts().order_by("name", "pk")
+
+
+class SourceViewSet(APIv1Settings, ReadOnlyModelViewSet):
+    """The documents entries, errata and questions cite.
+
+    Sources have no status: like games they are public records (the items citing
+    them are what gets published or not).
+    """
+
+    serializer_class = serializers.SourceSerializer
+    filterset_class = filters.SourceFilter
+
+    def get_queryset(self):
+        # select_related game: its slug is in every row (one query, not one per source).
+        return Source.objects.select_related("game").order_by(
+            "game__name", "language", "title", "pk"
+        )
+
+
+class EntryViewSet(APIv1Settings, ReadOnlyModelViewSet):
+    """Glossary entries and rule sections, looked up by id.
+
+    Ids, not slugs: a slug is unique only per game and language, so a slug URL would
+    need both in the path. ``?game=…&language=…&slug=…`` finds an entry by slug.
+    """
+
+    serializer_class = serializers.EntrySerializer
+    filterset_class = filters.EntryFilter
+
+    def get_queryset(self):
+        # with_page_relations(): game, source and parent joined in (no query per entry
+        # for the game slug, source summary or parent), and one query each for the
+        # cross-references with their targets and the targets' games, the published
+        # entries linking here, the published errata, the published FAQ questions and
+        # the published children of the whole page. Translations: one more query per
+        # page in EntrySerializer.load_batch.
+        return (
+            Entry.objects.published()
+            .with_page_relations()
+            .order_by("game__name", "language", "order", "title", "pk")
+        )
+
+
+class ErratumViewSet(APIv1Settings, ReadOnlyModelViewSet):
+    """Errata, looked up by id (their slugs, too, are unique only per game and language)."""
+
+    serializer_class = serializers.ErratumSerializer
+    filterset_class = filters.ErratumFilter
+
+    def get_queryset(self):
+        return (
+            Erratum.objects.published()
+            # game and source joined in: the game slug, page URL and source summary of
+            # every erratum come without a query each.
+            .select_related("game", "source")
+            # affects: one query for the page instead of one per erratum, already
+            # limited to published entries (with their games, for [[link]] URLs).
+            .prefetch_related(
+                Prefetch("affects", queryset=published_entries(), to_attr="published_affects")
+            )
+            .order_by("game__name", "language", "order", "title", "pk")
+        )

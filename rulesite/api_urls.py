@@ -1,0 +1,38 @@
+"""API v1: every app's routes under one browsable root, plus the OpenAPI schema and docs.
+
+Mounted at ``/api/v1/`` outside ``i18n_patterns``: the API has no UI language, and
+its URLs must not change with one. The route names live in the ``api`` namespace
+(``api:entry-detail`` …), which the serializers' ``url`` fields reverse.
+"""
+
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from faq.api.urls import router as faq_router
+from rules.api.urls import router as rules_router
+from rules.api.views import not_found
+
+app_name = "api"
+
+# DefaultRouter adds the API root view listing every endpoint.
+router = DefaultRouter()
+for app_router in (rules_router, faq_router):
+    router.registry.extend(app_router.registry)
+
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    # Swagger UI and ReDoc load their assets from drf-spectacular-sidecar (settings),
+    # so the docs work offline and without a third-party CDN.
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path(
+        "redoc/",
+        # The stock template loads Google Fonts; ours extends it without them.
+        SpectacularRedocView.as_view(url_name="api:schema", template_name="api/redoc.html"),
+        name="redoc",
+    ),
+    path("", include(router.urls)),
+    # Last: unknown paths, malformed ids. Only paths ending in "/", so that CommonMiddleware
+    # still redirects "/api/v1/entries" to "/api/v1/entries/".
+    re_path(r"^.*/$", not_found),
+]

@@ -1,0 +1,277 @@
+"""/api/v1/entries/: the entry contract, its filters, and that only published items show."""
+
+import datetime
+from http import HTTPStatus
+
+import pytest
+
+from rules.models import Entry
+from rules.querysets import Status
+from tests.factories import make_entry, make_erratum, make_game, make_question
+
+from .conftest import BASE, get_json, result_ids
+
+HIDDEN = [Status.DRAFT, Status.REVIEW, Status.ARCHIVED]
+
+
+def api(entry):
+    return f"{BASE}/api/v1/entries/{entry.pk}/"
+
+
+def page(entry):
+    return f"{BASE}/{entry.language}/games/{entry.game.slug}/rules/{entry.slug}/"
+
+
+def test_entry_detail_contract(client, world):
+    du, besitz, section, source = world["du"], world["besitz"], world["section"], world["source"]
+    referrer, you = world["referrer"], world["you"]
+    erratum, question = world["erratum"], world["question"]
+    du.refresh_from_db()
+    besitz_link = {
+        "id": besitz.pk,
+        "title": "Besitz und Kontrolle",
+        "slug": "besitz-und-kontrolle",
+        "url": api(besitz),
+        "html_url": page(besitz),
+    }
+
+    data = get_json(client, f"/api/v1/entries/{du.pk}/")
+
+    assert data == {
+        "id": du.pk,
+        "url": api(du),
+        "html_url": f"{BASE}/de/games/marvel-champions/rules/du-und-dein/",
+        "game": "marvel-champions",
+        "language": "de",
+        "title": "Du und Dein",
+        "slug": "du-und-dein",
+        "aliases": ["Du", "Dein"],
+        "kind": "glossary",
+        "number": "2.3",
+        "parent": {
+            "id": section.pk,
+            "title": "Spielbegriffe",
+            "slug": "spielbegriffe",
+            "number": "2",
+            "url": api(section),
+        },
+        "body": "Meint den Spieler, der die [[Kontrolle]] hat. Siehe [[Fehlt noch|dort]].",
+        "body_html": (
+            "<p>Meint den Spieler, der die "
+            f'<a class="xref" href="{page(besitz)}">Kontrolle</a> hat.'
+            ' Siehe <span class="xref xref-wanted">dort</span>.</p>'
+        ),
+        # see-also in written order first, then the body's [[links]]; wanted ones are null
+        "cross_references": [
+            {"label": "Besitz und Kontrolle", "in_body": False, "target": besitz_link},
+            {"label": "Gibt es nicht", "in_body": False, "target": None},
+            {"label": "Kontrolle", "in_body": True, "target": besitz_link},
+            {"label": "Fehlt noch", "in_body": True, "target": None},
+        ],
+        "referenced_by": [
+            {"id": referrer.pk, "title": "Spieler", "slug": "spieler", "url": api(referrer)}
+        ],
+        "children": [],
+        "translations": [
+            {
+                "id": you.pk,
+                "language": "en",
+                "title": "You and Your",
+                "slug": "you-and-your",
+                "url": api(you),
+                "html_url": f"{BASE}/en/games/marvel-champions/rules/you-and-your/",
+            }
+        ],
+        "errata": [
+            {
+                "id": erratum.pk,
+                "title": "Korrektur zu Du",
+                "url": f"{BASE}/api/v1/errata/{erratum.pk}/",
+            }
+        ],
+        "faq_questions": [
+            {
+                "id": question.pk,
+                "question": "Bin ich gemeint?",
+                "url": f"{BASE}/api/v1/faq/{question.pk}/",
+            }
+        ],
+        "source": {
+            "id": source.pk,
+            "title": "Referenzhandbuch",
+            "kind": "rules_reference",
+            "official": True,
+            "url": f"{BASE}/api/v1/sources/{source.pk}/",
+        },
+        "page": "12",
+        "is_fragment": False,
+        "updated_at": du.updated_at.isoformat().replace("+00:00", "Z"),
+    }
+
+
+def test_section_lists_its_children_and_a_child_its_parent(client, world):
+    section = get_json(client, f"/api/v1/entries/{world['section'].pk}/")
+    assert section["kind"] == "section"
+    assert section["parent"] is None
+    assert [child["id"] for child in section["children"]] == [world["du"].pk]
+    assert section["children"][0]["number"] == "2.3"
+
+
+def test_an_entry_linking_twice_is_listed_once_in_referenced_by(client, world):
+    # "Du und Dein" links "Besitz und Kontrolle" by see-also and by [[Kontrolle]].
+    data = get_json(client, f"/api/v1/entries/{world['besitz'].pk}/")
+    assert [ref["id"] for ref in data["referenced_by"]] == [world["du"].pk]
+
+
+def test_entries_list_is_paginated_and_ordered(client, world):
+    data = get_json(client, "/api/v1/entries/?game=marvel-champions&language=de")
+    assert data["count"] == 4
+    assert data["next"] is None and data["previous"] is None
+    assert [item["title"] for item in data["results"]] == [
+        "Besitz und Kontrolle",
+        "Du und Dein",
+        "Spielbegriffe",
+        "Spieler",
+    ]
+    # list items have the full detail shape, translations included
+    du = data["results"][1]
+    assert du == get_json(client, f"/api/v1/entries/{world['du'].pk}/")
+
+
+def test_entries_list_pages_follow_next_links(client, world):
+    first = get_json(client, "/api/v1/entries/?page_size=2")
+    assert first["count"] == 5 and len(first["results"]) == 2
+    assert first["next"] == f"{BASE}/api/v1/entries/?page=2&page_size=2"
+    second = get_json(client, first["next"])
+    assert second["previous"] == f"{BASE}/api/v1/entries/?page_size=2"
+    seen = [item["id"] for item in first["results"] + second["results"]]
+    assert len(set(seen)) == 4
+
+
+# --- Filters: one hit and one miss each ------------------------------------------------
+
+
+@pytest.fixture
+def other_game_entry(world):
+    return make_entry(game=make_game(slug="blue-moon"), language="de", title="Kampf")
+
+
+def test_filter_game(client, world, other_game_entry):
+    assert result_ids(client, "/api/v1/entries/?game=blue-moon") == [other_game_entry.pk]
+    assert result_ids(client, "/api/v1/entries/?game=no-such-game") == []
+
+
+def test_filter_language(client, world):
+    assert result_ids(client, "/api/v1/entries/?language=en") == [world["you"].pk]
+    assert result_ids(client, "/api/v1/entries/?language=fr") == []
+
+
+def test_filter_kind(client, world):
+    assert result_ids(client, "/api/v1/entries/?kind=section") == [world["section"].pk]
+    assert result_ids(client, "/api/v1/entries/?kind=ruling") == []
+
+
+def test_filter_slug_with_game_and_language_finds_one_entry(client, world, other_game_entry):
+    # the same slug in another game is not a match
+    make_entry(game=other_game_entry.game, language="de", title="Du und Dein")
+    url = "/api/v1/entries/?game=marvel-champions&language=de&slug="
+    assert result_ids(client, url + "du-und-dein") == [world["du"].pk]
+    assert result_ids(client, url + "no-such-slug") == []
+
+
+@pytest.fixture
+def dated(world):
+    """Every entry last changed on 1 January 2024, "Du und Dein" on 1 June 2024."""
+    jan = datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC)
+    Entry.objects.update(updated_at=jan)
+    Entry.objects.filter(pk=world["du"].pk).update(updated_at=jan.replace(month=6))
+    return world
+
+
+@pytest.mark.parametrize(
+    ("value", "hit"),
+    [
+        ("2024-03-01", True),  # a date means its midnight, UTC
+        ("2024-06-01", False),  # strictly after: the item at that very moment is not repeated
+        ("2024-05-31T23:59:59Z", True),
+        ("2024-06-01T00:00:00Z", False),
+        ("2024-06-01T01:00:00%2B02:00", True),  # 23:00 UTC the day before
+        ("2024-06-01T03:00:00%2B02:00", False),  # 01:00 UTC
+        # an unencoded "+" arrives as a space; the offset still counts
+        ("2024-06-01T01:00:00+02:00", True),
+    ],
+)
+def test_filter_updated_after(client, dated, value, hit):
+    ids = result_ids(client, f"/api/v1/entries/?updated_after={value}")
+    assert ids == ([dated["du"].pk] if hit else [])
+
+
+# --- Only published items, at the top level and nested ---------------------------------
+
+
+@pytest.mark.parametrize("status", HIDDEN)
+def test_hidden_entry_is_not_listed_and_its_detail_is_404(client, world, status):
+    hidden = make_entry(game=world["game"], language="de", title="Geheim", status=status)
+    assert hidden.pk not in result_ids(client, "/api/v1/entries/?page_size=100")
+    data = get_json(client, f"/api/v1/entries/{hidden.pk}/", status=HTTPStatus.NOT_FOUND)
+    assert data == {"detail": "No Entry matches the given query."}
+
+
+@pytest.mark.parametrize("status", HIDDEN)
+def test_hidden_items_are_never_nested_in_an_entry(client, world, status):
+    game, du, section = world["game"], world["du"], world["section"]
+    # one hidden item in every relation an entry shows
+    key = du.translation_key
+    make_entry(game=game, language="pl", title="Ty", translation_key=key, status=status)
+    make_erratum(game=game, language="de", title="Entwurf", affects=[du], status=status)
+    make_question(game=game, language="de", related_entries=[du], status=status)
+    make_entry(game=game, language="de", title="Verweis", see_also=["Du und Dein"], status=status)
+    make_entry(game=game, language="de", title="Unterpunkt", parent=section, status=status)
+    make_entry(game=game, language="de", title="Geheim", status=status)
+    du.see_also = [*du.see_also, "Geheim"]
+    du.save()  # "Geheim" names only a hidden entry
+
+    data = get_json(client, f"/api/v1/entries/{du.pk}/")
+
+    assert [t["language"] for t in data["translations"]] == ["en"]
+    assert [e["id"] for e in data["errata"]] == [world["erratum"].pk]
+    assert [q["id"] for q in data["faq_questions"]] == [world["question"].pk]
+    assert [r["id"] for r in data["referenced_by"]] == [world["referrer"].pk]
+    targets = {ref["label"]: ref["target"] for ref in data["cross_references"]}
+    assert targets["Geheim"] is None
+    section_data = get_json(client, f"/api/v1/entries/{section.pk}/")
+    assert [c["id"] for c in section_data["children"]] == [du.pk]
+
+
+@pytest.mark.parametrize("status", HIDDEN)
+def test_hidden_parent_is_null(client, world, status):
+    Entry.objects.filter(pk=world["section"].pk).update(status=status)
+    assert get_json(client, f"/api/v1/entries/{world['du'].pk}/")["parent"] is None
+
+
+@pytest.mark.parametrize("status", HIDDEN)
+def test_target_unpublished_without_resolution_is_not_shown(client, world, status):
+    # A bulk update skips Entry.save(), so the references still point at the entry.
+    Entry.objects.filter(pk=world["besitz"].pk).update(status=status)
+    data = get_json(client, f"/api/v1/entries/{world['du'].pk}/")
+    assert [ref["target"] for ref in data["cross_references"]] == [None, None, None, None]
+    assert "besitz-und-kontrolle" not in data["body_html"]
+    assert '<span class="xref xref-wanted">Kontrolle</span>' in data["body_html"]
+
+
+# --- body_html is safe ---------------------------------------------------------------
+
+
+def test_body_html_is_sanitised(client, db):
+    entry = make_entry(
+        body=(
+            "Text <script>alert(1)</script>\n\n"
+            "<img src=x onerror=alert(1)>\n\n"
+            "[x](javascript:alert(1)) and [ok](https://example.org/)"
+        )
+    )
+    html = get_json(client, f"/api/v1/entries/{entry.pk}/")["body_html"]
+    assert "<script" not in html.lower()
+    assert "onerror" not in html.lower()
+    assert "javascript:" not in html.lower()
+    assert '<a href="https://example.org/">ok</a>' in html  # ordinary links survive

@@ -1,0 +1,94 @@
+"""Every list costs the same number of queries for 2 items as for 20.
+
+Each entry has see-also references, a [[link]], a wanted label, a parent, a source,
+two translations, errata and FAQ questions, and is linked from other entries: every
+relation the entry JSON shows. If any of them were loaded per entry, the 20-entry
+count would be higher.
+"""
+
+import pytest
+
+from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
+
+from .conftest import get_json
+
+
+def populate(n: int) -> None:
+    game = make_game(slug="big-game", name="Big Game")
+    source = make_source(game=game, language="en")
+    section = make_entry(game=game, language="en", title="Section", kind="section", number="1")
+    entries = []
+    for i in range(n):
+        entry = make_entry(
+            game=game,
+            language="en",
+            title=f"Term {i}",
+            number=f"1.{i}",
+            parent=section,
+            source=source,
+            page=str(i),
+            body=f"Compare [[Term {(i + 3) % n}]].",
+            see_also=[f"Term {(i + 1) % n}", f"Term {(i + 2) % n}", "Not written yet"],
+        )
+        for language in ("de", "pl"):
+            make_entry(game=game, language=language, translation_key=entry.translation_key)
+        entries.append(entry)
+    for i, entry in enumerate(entries):
+        neighbour = entries[(i + 1) % n]
+        for _ in range(2):
+            make_erratum(game=game, language="en", affects=[entry, neighbour], source=source)
+            make_question(
+                game=game, language="en", related_entries=[entry, neighbour], source=source
+            )
+        make_source(game=game, language="de")
+        make_entry(game=make_game(), language="nl")  # one more game with content
+
+
+# The queries of one page, whatever its length:
+QUERIES = {
+    # count, page (with game, source and parent joined), cross-references with targets,
+    # referenced-by, errata, FAQ questions, children, translations
+    "/api/v1/entries/?language=en&kind=glossary&page_size=100": 8,
+    # count, page (with entry counts), content languages
+    "/api/v1/games/?page_size=100": 3,
+    # count, page (with game)
+    "/api/v1/sources/?page_size=100": 2,
+    # count, page (with game and source), affected entries
+    "/api/v1/errata/?page_size=100": 3,
+    # count, page (with game and source), related entries
+    "/api/v1/faq/?page_size=100": 3,
+}
+
+
+@pytest.mark.parametrize("n", [2, 20])
+@pytest.mark.parametrize(("url", "queries"), QUERIES.items())
+def test_list_queries_do_not_grow_with_items(
+    client, db, django_assert_num_queries, n, url, queries
+):
+    populate(n)
+    with django_assert_num_queries(queries):
+        data = get_json(client, url)
+    assert len(data["results"]) >= n
+
+
+@pytest.mark.parametrize("n", [2, 20])
+def test_entries_measured_are_fully_linked(client, db, n):
+    """The entries of the query-count test really carry every relation."""
+    populate(n)
+    data = get_json(client, "/api/v1/entries/?language=en&kind=glossary&page_size=100")
+    assert data["count"] == n
+    for entry in data["results"]:
+        targets = [ref["target"] for ref in entry["cross_references"]]
+        assert len(targets) == 4 and targets.count(None) == 1  # three links, one wanted
+        assert [t["language"] for t in entry["translations"]] == ["de", "pl"]
+        assert len(entry["errata"]) == 4 and len(entry["faq_questions"]) == 4
+        assert len(entry["referenced_by"]) >= 1
+        assert entry["parent"]["title"] == "Section" and entry["source"] is not None
+
+
+def test_entry_detail_query_count(client, db, django_assert_num_queries):
+    populate(20)
+    entry_id = get_json(client, "/api/v1/entries/?language=en&kind=glossary")["results"][0]["id"]
+    # the entry (with game, source, parent), its five prefetched relations, translations
+    with django_assert_num_queries(7):
+        get_json(client, f"/api/v1/entries/{entry_id}/")
