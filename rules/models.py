@@ -11,7 +11,7 @@ from simple_history.models import HistoricalRecords
 
 from .languages import CONTENT_LANGUAGES
 from .markdown import render_markdown
-from .querysets import EntryQuerySet, GameQuerySet, PublishableQuerySet, Status
+from .querysets import EntryQuerySet, GameQuerySet, PublishableQuerySet, SourceQuerySet, Status
 from .text import normalize_label, slugify_title
 
 UI_LANGUAGES = {code for code, _name in settings.LANGUAGES}
@@ -113,6 +113,7 @@ class Source(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     history = HistoricalRecords()
+    objects = SourceQuerySet.as_manager()
 
     class Meta:
         ordering = ["game", "language", "title"]

@@ -36,6 +36,12 @@ class GameQuerySet(models.QuerySet):
         return self.annotate(entry_count=Count("entries", filter=published, distinct=True))
 
 
+class SourceQuerySet(models.QuerySet):
+    def published(self):
+        """Sources are public citations; they carry no draft text of their own."""
+        return self.all()
+
+
 class EntryQuerySet(PublishableQuerySet):
     def top_level(self):
         return self.filter(parent__isnull=True)

@@ -74,7 +74,7 @@ class SourceViewSet(APIv1Settings, ReadOnlyModelViewSet):
 
     def get_queryset(self):
         # select_related game: its slug is in every row (one query, not one per source).
-        return Source.objects.select_related("game").order_by(
+        return Source.objects.published().select_related("game").order_by(
             "game__name", "language", "title", "pk"
         )
 
