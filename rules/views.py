@@ -41,9 +41,11 @@ def game_detail(request, game):
         for letter, group in groupby(glossary, key=lambda e: (fold_diacritics(e.title).lstrip("\"'“„ ")[:1] or "#").upper())
     ]
     sections = [e for e in entries if e.kind == Entry.Kind.SECTION]
+    section_ids = {section.pk for section in sections}
     by_parent: dict[int | None, list[Entry]] = {}
     for section in sorted(sections, key=lambda e: (e.order, e.pk)):
-        by_parent.setdefault(section.parent_id if section.parent_id in {s.pk for s in sections} else None, []).append(section)
+        parent_id = section.parent_id if section.parent_id in section_ids else None
+        by_parent.setdefault(parent_id, []).append(section)
     context.update(
         {
             "letters": letters,
