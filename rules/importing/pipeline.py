@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 
 from .cleaning import Repair, Warning, clean
 from .errors import ImportRulesError
-from .reading import decode
+from .reading import read_document
 from .splitting import KINDS, ParsedItem, SectionOverride, detect_kind, split_items
 from .structure import build_blocks
 
@@ -33,6 +33,8 @@ class ImportOptions:
     leading_fragment_title: str | None = None
     numbered_title: str = "{parent} {number}"
     dry_run: bool = False
+    # Delete this source's items (same game and language) that the document no longer has.
+    prune: bool = False
 
 
 @dataclass
@@ -44,32 +46,63 @@ class Parsed:
 
 
 @dataclass
+class Outcome:
+    """What the import did (or, in a dry run, would do) to one item."""
+
+    type: str  # entry | erratum | question
+    title: str
+    action: str  # created | updated | unchanged | deleted
+    slug: str = ""
+    # For "updated": field name → (before, after), both as text, for a reviewer's diff.
+    changes: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+@dataclass
 class ImportReport:
     detected_kind: str
     items: list[ParsedItem]
-    created: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list)
     repairs: list[Repair] = field(default_factory=list)
     warnings: list[Warning] = field(default_factory=list)
     dry_run: bool = False
+    input_format: str = "text"  # text | markdown | pdf | json
+
+    def _titles(self, action: str) -> list[str]:
+        return [outcome.title for outcome in self.outcomes if outcome.action == action]
+
+    @property
+    def created(self) -> list[str]:
+        return self._titles("created")
+
+    @property
+    def updated(self) -> list[str]:
+        return self._titles("updated")
+
+    @property
+    def unchanged(self) -> list[str]:
+        return self._titles("unchanged")
+
+    @property
+    def deleted(self) -> list[str]:
+        return self._titles("deleted")
 
     def summary(self) -> str:
+        deleted = f", {len(self.deleted)} deleted" if self.deleted else ""
         return (
             f"{len(self.items)} items ({self.detected_kind}): {len(self.created)} created, "
-            f"{len(self.updated)} updated, {len(self.unchanged)} unchanged; "
+            f"{len(self.updated)} updated, {len(self.unchanged)} unchanged{deleted}; "
             f"{len(self.repairs)} repairs, {len(self.warnings)} warnings"
             + (" (dry run: nothing written)" if self.dry_run else "")
         )
 
 
-def parse_document(text: str, options: ImportOptions) -> Parsed:
+def parse_document(text: str, options: ImportOptions, *, markdown: bool = False) -> Parsed:
     if options.kind not in (*KINDS, "auto"):
         raise ImportRulesError(f"unknown kind {options.kind!r}; use one of {', '.join((*KINDS, 'auto'))}")
     if not text.strip():
         raise ImportRulesError("the document is empty")
     cleaned = clean(text, options.language)
-    blocks = build_blocks(cleaned.lines, options.language)
+    blocks = build_blocks(cleaned.lines, options.language, markdown=markdown)
     if not blocks:
         raise ImportRulesError("no rules text found after cleaning (only page furniture or website text)")
     kind = detect_kind(blocks) if options.kind == "auto" else options.kind
@@ -89,14 +122,29 @@ def parse_document(text: str, options: ImportOptions) -> Parsed:
     return Parsed(kind, items, repairs, warnings)
 
 
-def import_document(data: bytes | str, options: ImportOptions) -> ImportReport:
-    """Parse and write one document. Raises ImportRulesError for input it cannot read."""
+def import_document(data: bytes | str, options: ImportOptions, filename: str | None = None) -> ImportReport:
+    """Read, parse and write one document. Raises ImportRulesError for input it cannot read.
+
+    ``data`` is a file's bytes (format and encoding detected) or pasted text. A canonical
+    JSON export is imported as it is, without the text pipeline.
+    """
     from .writing import write_items
 
-    text = decode(data) if isinstance(data, bytes) else data
-    parsed = parse_document(text, options)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    document = read_document(data, options.language, filename)
+    if document.format == "json":
+        from .canonical import import_canonical
+
+        return import_canonical(document.text, options)
+    parsed = parse_document(document.text, options, markdown=document.format == "markdown")
     report = ImportReport(
-        parsed.detected_kind, parsed.items, repairs=parsed.repairs, warnings=parsed.warnings, dry_run=options.dry_run
+        parsed.detected_kind,
+        parsed.items,
+        repairs=parsed.repairs,
+        warnings=parsed.warnings,
+        dry_run=options.dry_run,
+        input_format=document.format,
     )
     write_items(parsed.items, options, report)
     return report

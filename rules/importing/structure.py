@@ -70,7 +70,7 @@ def measure(lines: list[Line]) -> tuple[int, bool]:
     return width, breaks >= max(2, 0.15 * len(texts))
 
 
-def build_blocks(lines: list[Line], language: str) -> list[Block]:
+def build_blocks(lines: list[Line], language: str, *, markdown: bool = False) -> list[Block]:
     width, wrapped = measure(lines)
     heading_max = min(90, int(0.75 * width)) if wrapped else 90
     blocks: list[Block] = []
