@@ -34,6 +34,7 @@ class ParsedItem:
     is_fragment: bool = False
     affects: list[str] = field(default_factory=list)
     erratum_kind: str = "correction"
+    topic: str = ""  # questions: the (non-question) heading they stand under
 
     @property
     def body(self) -> str:
