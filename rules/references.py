@@ -34,10 +34,8 @@ def body_links(body: str) -> list[str]:
     return list(seen.values())
 
 
-def sync_cross_references(entry) -> None:
-    """Make the entry's CrossReference rows match its see_also list and body links."""
-    from .models import CrossReference
-
+def wanted_references(entry) -> dict[tuple[str, bool], tuple[str, int]]:
+    """(normalised label, in body) → (label as written, order), from see_also and body links."""
     wanted: dict[tuple[str, bool], tuple[str, int]] = {}
     for in_body, labels in ((False, entry.see_also or []), (True, body_links(entry.body))):
         for order, label in enumerate(labels):
@@ -45,6 +43,29 @@ def sync_cross_references(entry) -> None:
             key = normalize_label(label)
             if key:
                 wanted.setdefault((key, in_body), (label, order))
+    return wanted
+
+
+def rebuild_cross_references(entries) -> None:
+    """Replace the CrossReference rows of many saved entries at once (the importer's path)."""
+    from .models import CrossReference
+
+    ids = [entry.pk for entry in entries]
+    for start in range(0, len(ids), 500):
+        CrossReference.objects.filter(entry_id__in=ids[start : start + 500]).delete()
+    rows = [
+        CrossReference(entry=entry, label=label, normalized_label=key, order=order, in_body=in_body)
+        for entry in entries
+        for (key, in_body), (label, order) in wanted_references(entry).items()
+    ]
+    CrossReference.objects.bulk_create(rows, batch_size=500)
+
+
+def sync_cross_references(entry) -> None:
+    """Make the entry's CrossReference rows match its see_also list and body links."""
+    from .models import CrossReference
+
+    wanted = wanted_references(entry)
 
     existing = {(ref.normalized_label, ref.in_body): ref for ref in entry.cross_references.all()}
     stale = [ref.pk for key, ref in existing.items() if key not in wanted]
@@ -81,18 +102,37 @@ def resolve_references(game_id: int, language: str) -> int:
         for alias in aliases or []:
             keys.setdefault(normalize_label(str(alias)), pk)
 
-    refs = CrossReference.objects.filter(entry__game_id=game_id, entry__language=language).only(
+    refs = CrossReference.objects.filter(entry__game_id=game_id, entry__language=language).values_list(
         "pk", "normalized_label", "target_id"
     )
-    changed = []
-    for ref in refs:
-        target_id = keys.get(ref.normalized_label)
-        if target_id != ref.target_id:
-            ref.target_id = target_id
-            changed.append(ref)
-    if changed:
-        CrossReference.objects.bulk_update(changed, ["target"], batch_size=500)
+    changed = [(pk, keys.get(label)) for pk, label, target_id in refs if keys.get(label) != target_id]
+    _set_targets(changed)
     return len(changed)
+
+
+def _set_targets(changed: list[tuple[int, int | None]], batch: int = 500) -> None:
+    """``UPDATE … SET target_id = CASE id WHEN … END`` in batches.
+
+    The same statement ``bulk_update()`` builds, written directly: for the 25,000
+    references of a 10,000-entry import, building it through the ORM's expression
+    machinery took longer than running it. Plain standard SQL, so SQLite and PostgreSQL
+    run it alike; every value is a query parameter.
+    """
+    from django.db import connection
+
+    from .models import CrossReference
+
+    table = connection.ops.quote_name(CrossReference._meta.db_table)
+    with connection.cursor() as cursor:
+        for start in range(0, len(changed), batch):
+            rows = changed[start : start + batch]
+            cases = " ".join("WHEN %s THEN CAST(%s AS BIGINT)" for _ in rows)
+            ids = ", ".join("%s" for _ in rows)
+            params = [value for pk, target in rows for value in (pk, target)] + [pk for pk, _ in rows]
+            cursor.execute(
+                f"UPDATE {table} SET target_id = CASE id {cases} END WHERE id IN ({ids})",  # noqa: S608
+                params,
+            )
 
 
 def request_resolution(game_id: int, language: str) -> None:

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from .ligatures import repair_ligatures
+from .crossrefs import match_cross_reference_line
+from .ligatures import repair_dropped_ligatures, repair_ligatures
 from .vocabulary import is_foreign, is_own_language
 
 PAGE_NUMBER = re.compile(r"^\s*(?:\d{1,7}|\d{1,4}\s*/\s*\d{1,4}|[-–—]\s*\d{1,4}\s*[-–—])\s*$")
@@ -53,7 +54,8 @@ def _boilerplate() -> frozenset[str]:
 
 def clean(text: str, language: str) -> Cleaned:
     text, ligature_repairs = repair_ligatures(text, language)
-    lines = [Line(i, raw.rstrip()) for i, raw in enumerate(text.split("\n"), start=1)]
+    raw_lines, dropped_repairs = repair_dropped_ligatures([raw.rstrip() for raw in text.split("\n")], language)
+    lines = [Line(i, raw) for i, raw in enumerate(raw_lines, start=1)]
     result = Cleaned(lines=[])
     for repair in ligature_repairs:
         result.repairs.append(
@@ -63,11 +65,117 @@ def clean(text: str, language: str) -> Cleaned:
                 note=f"ligature, {repair.count}×: " + ", ".join(repair.examples),
             )
         )
+    for repair in dropped_repairs:
+        result.repairs.append(
+            Repair(
+                repair.original,
+                repair.replacement,
+                line=repair.lines[0],
+                note=f"dropped ligature, {len(repair.lines)}× (lines {_line_list(repair.lines)})",
+            )
+        )
+    lines = _drop_running_furniture(lines, result)
     lines = _drop_page_furniture(lines)
+    lines = _join_pages(lines)
     lines = _trim_foreign_edges(lines, language, result)
     lines = _drop_duplicate_blocks(lines, result)
     result.lines = _collapse_blank_runs(lines)
     return result
+
+
+def _line_list(numbers: list[int], shown: int = 8) -> str:
+    text = ", ".join(str(n) for n in numbers[:shown])
+    return text + (f" and {len(numbers) - shown} more" if len(numbers) > shown else "")
+
+
+# -- Running headers and footers ---------------------------------------------------------
+#
+# A page's first and last few lines that repeat, digits aside, at the edges of many
+# pages are running headers and footers ("Rules Reference", "Page 3 of 12", "17 —
+# Marvel Champions"). Pages are known from form feeds (PDF text and many text exports
+# have them) or, failing those, from the lone page numbers that end them.
+
+EDGE = 3  # lines at the top and at the bottom of a page that may be furniture
+PAGE_BREAK = "\f"
+_DIGITS = re.compile(r"\d+")
+
+
+def _pages(lines: list[Line]) -> list[list[Line]]:
+    has_breaks = any(line.text == PAGE_BREAK for line in lines)
+    pages: list[list[Line]] = [[]]
+    for line in lines:
+        if line.text == PAGE_BREAK:
+            pages.append([])
+            continue
+        pages[-1].append(line)
+        if not has_breaks and PAGE_NUMBER.match(line.text):
+            pages.append([])
+    return [page for page in pages if any(line.text.strip() for line in page)]
+
+
+def _furniture_key(text: str) -> str:
+    return _DIGITS.sub("#", " ".join(text.split())).casefold()
+
+
+def _drop_running_furniture(lines: list[Line], result: Cleaned) -> list[Line]:
+    pages = _pages(lines)
+    if len(pages) < 2:
+        return lines
+    edges: list[list[Line]] = []
+    for page in pages:
+        content = [line for line in page if line.text.strip()]
+        edges.append(content[:EDGE] + content[-EDGE:] if len(content) > 2 * EDGE else content)
+    pages_with: dict[str, int] = {}
+    for edge in edges:
+        for key in {_furniture_key(line.text) for line in edge}:
+            pages_with[key] = pages_with.get(key, 0) + 1
+    needed = max(2, round(0.3 * len(pages)))
+    furniture = {
+        key
+        for key, count in pages_with.items()
+        if count >= needed and len(key) <= 80 and match_cross_reference_line(key) is None
+    }
+    if not furniture:
+        return lines
+    drop = {line.number for edge in edges for line in edge if _furniture_key(line.text) in furniture}
+    shown = sorted({line.text.strip() for edge in edges for line in edge if line.number in drop})
+    result.warnings.append(
+        Warning(
+            min(drop),
+            f"dropped {len(drop)} running header/footer lines on {len(pages)} pages: "
+            + "; ".join(repr(text) for text in shown[:5])
+            + (" …" if len(shown) > 5 else ""),
+        )
+    )
+    return [line for line in lines if line.number not in drop]
+
+
+def _join_pages(lines: list[Line]) -> list[Line]:
+    """Remove page breaks. A sentence that runs on over the break is joined up again
+    (the blank lines around the break go); otherwise the break becomes a blank line."""
+    out: list[Line] = []
+    for line in lines:
+        if line.text != PAGE_BREAK:
+            out.append(line)
+            continue
+        while out and not out[-1].text.strip():
+            out.pop()
+        last = out[-1].text.rstrip() if out else ""
+        if last and (last.endswith("-") or last.rstrip("\"'”’»)]")[-1:] not in ".!?:;"):
+            out.append(Line(line.number, PAGE_BREAK))  # marks "join": blank lines after it go
+        else:
+            out.append(Line(line.number, ""))
+    joined: list[Line] = []
+    skipping = False
+    for line in out:
+        if line.text == PAGE_BREAK:
+            skipping = True
+            continue
+        if skipping and not line.text.strip():
+            continue
+        skipping = False
+        joined.append(line)
+    return joined
 
 
 def _drop_page_furniture(lines: list[Line]) -> list[Line]:

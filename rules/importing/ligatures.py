@@ -7,6 +7,7 @@ the most of the document's damaged words into real words of the document's langu
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .vocabulary import zipf
 
@@ -77,3 +78,129 @@ def _infer(text: str, char: str, language: str) -> tuple[str | None, list[str]]:
 def _starts_sentence(text: str, position: int) -> bool:
     """Not preceded by a lower-case word or a comma (a lone bullet letter does not count)."""
     return not MID_SENTENCE.search(text[max(0, position - 40) : position])
+
+
+# -- Ligatures the text layer dropped altogether ----------------------------------------
+#
+# Some PDFs lose ligature glyphs without a trace: "effect" comes out as "eect", "first"
+# as "rst", "The" as "e". For each language we index the common words (Zipf >= 3) that
+# contain a ligature by what they look like with it removed ("eect" → "effect"); a token
+# of the document that is rare or unknown in that form and common in the repaired one
+# is a candidate. Repairs are made only when the document shows the damage at least
+# twice: tokens that are no word at all, or sentences that start in lower case with
+# what is a common word once "Th" is put back ("e gold cost"). A clean document, or one
+# with a single odd token, is never touched.
+
+DROPPED = ["ffi", "ffl", "ff", "fi", "fl", "ft"]
+CAPITAL_DROPPED = ["Th"]
+COMMON = 3.0  # Zipf: the repaired word must be at least this common …
+GAIN = 2.0  # … and this much more common than the token as it stands.
+# Once the document shows the damage, tokens that are words in their own right but
+# much rarer than the repair ("nd" for "find") are repaired too.
+DAMAGED_COMMON, DAMAGED_GAIN = 4.0, 1.5
+INITIAL_THRESHOLD = 10 ** (5.0 - 9)  # Zipf 5
+WORD = re.compile(r"[^\W\d_]+")
+SENTENCE_END = ".!?:"
+
+
+@dataclass
+class DroppedRepair:
+    original: str
+    replacement: str
+    lines: list[int]
+
+
+@lru_cache(maxsize=8)
+def _dropped_index(language: str) -> tuple[dict[str, str], dict[str, str]]:
+    """(damaged → word for lower-case ligatures, damaged → word for a lost initial "Th")."""
+    from wordfreq import get_frequency_dict
+
+    from .vocabulary import KNOWN_LANGUAGES
+
+    if language not in KNOWN_LANGUAGES:
+        return {}, {}
+    threshold = 10 ** (COMMON - 9)
+    inner: dict[str, tuple[float, str]] = {}
+    initial: dict[str, tuple[float, str]] = {}
+    for word, frequency in get_frequency_dict(language, wordlist="best").items():
+        if frequency < threshold or not word.isalpha():
+            continue
+        for ligature in DROPPED:
+            start = word.find(ligature)
+            while start != -1:
+                damaged = word[:start] + word[start + len(ligature) :]
+                if damaged and frequency > inner.get(damaged, (0.0, ""))[0]:
+                    inner[damaged] = (frequency, word)
+                start = word.find(ligature, start + 1)
+        for ligature in CAPITAL_DROPPED:
+            # Only words common enough to open sentences (The, This, There, They …).
+            if frequency >= INITIAL_THRESHOLD and word.startswith(ligature.lower()) and len(word) > len(ligature):
+                damaged = word[len(ligature) :]
+                if frequency > initial.get(damaged, (0.0, ""))[0]:
+                    initial[damaged] = (frequency, ligature + word[len(ligature) :])
+    return {k: w for k, (_, w) in inner.items()}, {k: w for k, (_, w) in initial.items()}
+
+
+def repair_dropped_ligatures(lines: list[str], language: str) -> tuple[list[str], list[DroppedRepair]]:
+    """Repair words whose ligatures vanished; ``lines`` in, repaired lines and repairs out."""
+    inner, initial = _dropped_index(language)
+    if not inner:
+        return lines, []
+    # Inside words: decided per distinct token, so a 6 MB document costs one findall.
+    candidates: dict[str, tuple[str, float, float]] = {}
+    for token in set(WORD.findall("\n".join(lines))):
+        word = inner.get(token.lower())
+        if word is not None:
+            candidates[token] = (word, zipf(token.lower(), language), zipf(word, language))
+    proof = sum(1 for _, own, _ in candidates.values() if own == 0)  # no word at all
+    fixes: dict[str, str] = {}
+    for token, (word, own, repaired) in candidates.items():
+        clear = own < COMMON and repaired >= own + GAIN
+        if clear or (proof >= 2 and own < DAMAGED_COMMON and repaired >= own + DAMAGED_GAIN):
+            fixes[token] = word.capitalize() if token[0].isupper() else word
+    # A lost initial "Th": a sentence that starts in lower case ("e gold cost …").
+    openers: list[tuple[int, int, str, str]] = []  # line index, position, token, fix
+    for number, line in enumerate(lines):
+        for match in SENTENCE_OPENER.finditer(line):
+            token = match.group(1)
+            if token in initial and (match.start(1) or _after_sentence_end(lines, number)):
+                openers.append((number, match.start(1), token, initial[token]))
+    if proof + len(openers) < 2:
+        return lines, []  # one odd token proves nothing; a clean document stays as it is
+    by_line: dict[int, list[tuple[int, str, str]]] = {}
+    for number, position, token, fix in openers:
+        by_line.setdefault(number, []).append((position, token, fix))
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(fixes, key=len, reverse=True))) + r")\b") if fixes else None
+    seen: dict[tuple[str, str], list[int]] = {}
+    out = []
+    for number, line in enumerate(lines):
+        for position, token, fix in sorted(by_line.get(number, []), reverse=True):
+            line = line[:position] + fix + line[position + len(token) :]
+            seen.setdefault((token, fix), []).append(number + 1)
+        if pattern is not None:
+            def replace(match, number=number):
+                seen.setdefault((match.group(0), fixes[match.group(0)]), []).append(number + 1)
+                return fixes[match.group(0)]
+
+            line = pattern.sub(replace, line)
+        out.append(line)
+    repairs = [DroppedRepair(token, fix, numbers) for (token, fix), numbers in seen.items()]
+    return out, repairs
+
+
+# A lower-case word at the start of a line or after a sentence's end.
+# After "word." but not after an abbreviation such as "e.g." or "i.e.".
+# The next word must be in lower case too ("e gold cost"): "x The …" is a bullet.
+SENTENCE_OPENER = re.compile(r"(?:^|(?<=[^\W\d_]{2}[.!?])\s+)([a-zà-ÿ]+)(?=\s+[a-zà-ÿ])")
+HEADING_LENGTH = 50
+
+
+def _after_sentence_end(lines: list[str], number: int) -> bool:
+    """Does the line at ``number`` start a sentence (its previous line ends one, or is blank)?"""
+    if number == 0:
+        return True
+    previous = lines[number - 1].strip()
+    if not previous or previous[-1] in SENTENCE_END or previous == "\f":
+        return True
+    # A heading ("Put into Play") ends no sentence but the next line starts one.
+    return len(previous) <= HEADING_LENGTH and previous[0].isupper()

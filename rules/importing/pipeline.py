@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 
 from .cleaning import Repair, Warning, clean
+from ..languages import CONTENT_LANGUAGE_CODES
 from .errors import ImportRulesError
 from .reading import read_document
 from .splitting import KINDS, ParsedItem, SectionOverride, detect_kind, split_items
@@ -35,6 +36,7 @@ class ImportOptions:
     dry_run: bool = False
     # Delete this source's items (same game and language) that the document no longer has.
     prune: bool = False
+    user: object | None = None  # recorded as the author of the history versions
 
 
 @dataclass
@@ -137,6 +139,12 @@ def import_document(data: bytes | str, options: ImportOptions, filename: str | N
         from .canonical import import_canonical
 
         return import_canonical(document.text, options)
+    if options.language not in CONTENT_LANGUAGE_CODES:
+        raise ImportRulesError(
+            f"say which language the document is in (one of {', '.join(CONTENT_LANGUAGE_CODES)})"
+            if not options.language
+            else f"unknown language {options.language!r}; use one of {', '.join(CONTENT_LANGUAGE_CODES)}"
+        )
     parsed = parse_document(document.text, options, markdown=document.format == "markdown")
     report = ImportReport(
         parsed.detected_kind,

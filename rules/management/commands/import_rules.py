@@ -1,9 +1,16 @@
-"""Import one rules document (plain text) into a game.
+"""Import one rules document into a game: entries, errata and FAQ questions.
 
-    python manage.py import_rules PATH --game SLUG --language LANG --kind KIND [--dry-run]
+    python manage.py import_rules PATH --game SLUG --language LANG --kind KIND
+        [--game-name NAME] [--source-title TITLE] [--page N] [--status STATUS]
+        [--prune] [--dry-run] [--format text|json]
+
+PATH is a text file (UTF-8, Windows-1252, Latin-2 …), Markdown, a PDF with a text
+layer, or a rulesite JSON export (``export_rules``), or ``-`` for standard input. The
+whole document is written in one transaction or not at all.
 """
 
 import json
+import sys
 from dataclasses import asdict
 from pathlib import Path
 
@@ -12,54 +19,82 @@ from django.core.management.base import BaseCommand, CommandError
 from rules.importing import ImportOptions, ImportRulesError, import_document
 from rules.importing.pipeline import SourceInfo
 from rules.languages import CONTENT_LANGUAGE_CODES
+from rules.querysets import Status
 
 
 class Command(BaseCommand):
-    help = "Import a rules document: entries, errata and FAQ questions, in one transaction."
+    help = "Import a rules document (text, Markdown, PDF or JSON export) in one transaction."
 
     def add_arguments(self, parser):
-        parser.add_argument("path", help="A UTF-8 (or Windows-1252/Latin-2) text file.")
+        parser.add_argument("path", help="The document: .txt, .md, .pdf or a rulesite .json export; - reads standard input.")
         parser.add_argument("--game", required=True, help="The game's slug.")
-        parser.add_argument("--language", required=True, choices=CONTENT_LANGUAGE_CODES, help="The document's language.")
-        parser.add_argument("--kind", default="auto", choices=["glossary", "rulebook", "faq", "auto"], help="How the document is organised.")
+        parser.add_argument(
+            "--language",
+            choices=CONTENT_LANGUAGE_CODES,
+            help="The document's language (required, except for a JSON export, which carries its own).",
+        )
+        parser.add_argument(
+            "--kind",
+            default="auto",
+            choices=["glossary", "rulebook", "faq", "auto"],
+            help="How the document is organised; auto detects it and reports what it found.",
+        )
         parser.add_argument("--game-name", help="Create the game with this name if it does not exist.")
         parser.add_argument("--source-title", help="The source document's title (default: the file name).")
         parser.add_argument("--page", default="", help="The page the text comes from.")
-        parser.add_argument("--dry-run", action="store_true", help="Show what would change; write nothing.")
+        parser.add_argument(
+            "--status",
+            default=Status.PUBLISHED,
+            choices=[status.value for status in Status],
+            help="Status of the items this import creates (existing items keep theirs).",
+        )
+        parser.add_argument(
+            "--prune",
+            action="store_true",
+            help="Delete this source's items (same game and language) that the document no longer has.",
+        )
+        parser.add_argument("--dry-run", action="store_true", help="Report what would change; write nothing.")
         parser.add_argument("--format", choices=["text", "json"], default="text", help="Report format.")
 
     def handle(self, *args, **options):
-        path = Path(options["path"])
+        path = options["path"]
+        name = "standard input" if path == "-" else Path(path).name
         try:
-            data = path.read_bytes()
+            data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
         except OSError as error:
             raise CommandError(f"cannot read {path}: {error.strerror}") from error
         import_options = ImportOptions(
             game=options["game"],
-            language=options["language"],
+            language=options["language"] or "",
             kind=options["kind"],
-            source=SourceInfo(title=options["source_title"] or path.stem),
+            source=SourceInfo(title=options["source_title"] or Path(path).stem) if path != "-" or options["source_title"] else None,
             page=options["page"],
+            status=options["status"],
             game_name=options["game_name"],
             dry_run=options["dry_run"],
+            prune=options["prune"],
         )
         try:
-            report = import_document(data, import_options)
+            report = import_document(data, import_options, filename=None if path == "-" else Path(path).name)
         except ImportRulesError as error:
-            raise CommandError(f"{path.name}: {error}") from error
+            raise CommandError(f"{name}: {error}") from error
         if options["format"] == "json":
-            self.stdout.write(json.dumps(_as_json(report), ensure_ascii=False, indent=2))
+            self.stdout.write(json.dumps(report_as_json(report), ensure_ascii=False, indent=2))
             return
         for warning in report.warnings:
-            self.stdout.write(f"warning, line {warning.line}: {warning.message}")
+            where = f"line {warning.line}" if warning.line else "document"
+            self.stdout.write(f"warning, {where}: {warning.message}")
         for repair in report.repairs:
             self.stdout.write(f"repair: {repair.original} → {repair.replacement} {repair.note}".rstrip())
-        self.stdout.write(report.summary())
+        self.stdout.write(f"{name}: detected {report.detected_kind} ({report.input_format}); {report.summary()}")
 
 
-def _as_json(report) -> dict:
+def report_as_json(report) -> dict:
+    """The report as one JSON object (``--format json``): what a script or CI job reads."""
     return {
         "detected_kind": report.detected_kind,
+        "input_format": report.input_format,
+        "dry_run": report.dry_run,
         "items": [
             {
                 "type": item.type,
@@ -69,12 +104,19 @@ def _as_json(report) -> dict:
                 "aliases": item.aliases,
                 "body": item.body,
                 "cross_references": item.cross_references,
+                "line": item.line,
             }
             for item in report.items
         ],
         "created": report.created,
         "updated": report.updated,
         "unchanged": report.unchanged,
+        "deleted": report.deleted,
+        "changes": [
+            {"type": o.type, "title": o.title, "slug": o.slug, "fields": {k: {"before": b, "after": a} for k, (b, a) in o.changes.items()}}
+            for o in report.outcomes
+            if o.action == "updated"
+        ],
         "repairs": [asdict(repair) for repair in report.repairs],
         "warnings": [asdict(warning) for warning in report.warnings],
     }
