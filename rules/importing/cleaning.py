@@ -54,7 +54,11 @@ def _boilerplate() -> frozenset[str]:
 
 def clean(text: str, language: str) -> Cleaned:
     text, ligature_repairs = repair_ligatures(text, language)
-    raw_lines, dropped_repairs = repair_dropped_ligatures([raw.rstrip() for raw in text.split("\n")], language)
+    raw_lines, dropped_repairs = repair_dropped_ligatures(
+        # rstrip() would also strip "\f", the page break the next steps rely on.
+        [raw if raw == PAGE_BREAK else raw.rstrip() for raw in text.split("\n")],
+        language,
+    )
     lines = [Line(i, raw) for i, raw in enumerate(raw_lines, start=1)]
     result = Cleaned(lines=[])
     for repair in ligature_repairs:
@@ -124,7 +128,8 @@ def _drop_running_furniture(lines: list[Line], result: Cleaned) -> list[Line]:
     edges: list[list[Line]] = []
     for page in pages:
         content = [line for line in page if line.text.strip()]
-        edges.append(content[:EDGE] + content[-EDGE:] if len(content) > 2 * EDGE else content)
+        depth = min(EDGE, len(content) // 3)  # a short page has a short edge
+        edges.append(content[:depth] + content[-depth:] if depth else [])
     pages_with: dict[str, int] = {}
     for edge in edges:
         for key in {_furniture_key(line.text) for line in edge}:
@@ -150,32 +155,33 @@ def _drop_running_furniture(lines: list[Line], result: Cleaned) -> list[Line]:
     return [line for line in lines if line.number not in drop]
 
 
+def _runs_on(last: str, following: str) -> bool:
+    """Does a page's last line stop mid-sentence (so the next page continues it)?"""
+    if last.endswith(("-", ",")):
+        return True
+    if last.rstrip("\"'”’»)]")[-1:] in ".!?:;" or match_cross_reference_line(last) is not None:
+        return False
+    # A wrapped line of text, not a heading at the foot of a page; or the next page
+    # goes on in lower case.
+    return len(last) >= 40 or following[:1].islower()
+
+
 def _join_pages(lines: list[Line]) -> list[Line]:
     """Remove page breaks. A sentence that runs on over the break is joined up again
     (the blank lines around the break go); otherwise the break becomes a blank line."""
     out: list[Line] = []
-    for line in lines:
+    for index, line in enumerate(lines):
         if line.text != PAGE_BREAK:
+            if out and out[-1].text == PAGE_BREAK and not line.text.strip():
+                continue  # blank lines after a joining break
             out.append(line)
             continue
         while out and not out[-1].text.strip():
             out.pop()
-        last = out[-1].text.rstrip() if out else ""
-        if last and (last.endswith("-") or last.rstrip("\"'”’»)]")[-1:] not in ".!?:;"):
-            out.append(Line(line.number, PAGE_BREAK))  # marks "join": blank lines after it go
-        else:
-            out.append(Line(line.number, ""))
-    joined: list[Line] = []
-    skipping = False
-    for line in out:
-        if line.text == PAGE_BREAK:
-            skipping = True
-            continue
-        if skipping and not line.text.strip():
-            continue
-        skipping = False
-        joined.append(line)
-    return joined
+        last = out[-1].text.strip() if out else ""
+        following = next((later.text.strip() for later in lines[index + 1 : index + 20] if later.text.strip()), "")
+        out.append(Line(line.number, PAGE_BREAK if last and _runs_on(last, following) else ""))
+    return [line for line in out if line.text != PAGE_BREAK]
 
 
 def _drop_page_furniture(lines: list[Line]) -> list[Line]:

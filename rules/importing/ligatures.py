@@ -98,6 +98,7 @@ GAIN = 2.0  # … and this much more common than the token as it stands.
 # Once the document shows the damage, tokens that are words in their own right but
 # much rarer than the repair ("nd" for "find") are repaired too.
 DAMAGED_COMMON, DAMAGED_GAIN = 4.0, 1.5
+PROOF = 2.0
 INITIAL_THRESHOLD = 10 ** (5.0 - 9)  # Zipf 5
 WORD = re.compile(r"[^\W\d_]+")
 SENTENCE_END = ".!?:"
@@ -152,7 +153,8 @@ def repair_dropped_ligatures(lines: list[str], language: str) -> tuple[list[str]
         word = inner.get(token.lower())
         if word is not None:
             candidates[token] = (word, zipf(token.lower(), language), zipf(word, language))
-    proof = sum(1 for _, own, _ in candidates.values() if own == 0)  # no word at all
+    # Evidence: damaged tokens that are hardly words at all ("eect" 0, "Angri" 1.5).
+    proof = sum(1 for _, own, repaired in candidates.values() if own < PROOF and repaired >= COMMON + 1)
     fixes: dict[str, str] = {}
     for token, (word, own, repaired) in candidates.items():
         clear = own < COMMON and repaired >= own + GAIN

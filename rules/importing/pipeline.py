@@ -145,6 +145,8 @@ def import_document(data: bytes | str, options: ImportOptions, filename: str | N
             if not options.language
             else f"unknown language {options.language!r}; use one of {', '.join(CONTENT_LANGUAGE_CODES)}"
         )
+    if len(options.page) > 32:
+        raise ImportRulesError(f"the page {options.page[:40]!r}… is too long (32 characters at most)")
     parsed = parse_document(document.text, options, markdown=document.format == "markdown")
     report = ImportReport(
         parsed.detected_kind,

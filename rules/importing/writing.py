@@ -127,7 +127,26 @@ class _Writer:
                     "order": order,
                 }
                 plans["question"].append(Planned(item, slug, values))
+        for type_, planned in plans.items():
+            for plan in planned:
+                self._fit(self.models[type_], plan)
         return plans
+
+    def _fit(self, model, plan: Planned) -> None:
+        """Shorten what is longer than its column (PostgreSQL would refuse it); a shortened
+        title or question is kept whole as the first paragraph of the body."""
+        body_field = {"entry": "body", "erratum": "corrected_text", "question": "answer"}[plan.item.type]
+        for name, value in list(plan.values.items()):
+            limit = getattr(model._meta.get_field(name), "max_length", None) if isinstance(value, str) else None
+            if limit is None or len(value) <= limit:
+                continue
+            short = value[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
+            plan.values[name] = short
+            if name in ("title", "question"):
+                plan.values[body_field] = f"{value}\n\n{plan.values[body_field]}".strip()
+            self.report.warnings.append(
+                Warning(plan.item.line, f"{name} shortened to {limit} characters: {short!r}")
+            )
 
     # -- writing --------------------------------------------------------------------
 

@@ -1,0 +1,167 @@
+"""What an import does to the database: created, updated, unchanged, pruned, resolved."""
+
+import pytest
+
+from rules.importing import ImportOptions, ImportRulesError, import_document
+from rules.importing.pipeline import SourceInfo
+from rules.models import CrossReference, Entry, Game
+from rules.querysets import Status
+from tests.factories import make_entry, make_game
+
+FIRST_EDITION = """\
+Angriff
+Ein Charakter greift einen Gegner an und fügt ihm Schaden in Höhe seines Angriffswerts zu.
+Siehe auch: Schaden, Verteidigung
+
+Schaden
+Schaden wird mit Schadensmarkern auf der Karte festgehalten.
+Siehe auch: Angriff
+
+Verteidigung
+Ein Charakter, der verteidigt, wird erschöpft und nimmt den Schaden statt des Helden.
+Siehe auch: Angriff und Schaden
+"""
+
+SECOND_EDITION = FIRST_EDITION.replace(
+    "Schaden wird mit Schadensmarkern auf der Karte festgehalten.",
+    "Schaden wird mit Schadensmarkern auf der Karte festgehalten. Überzähliger Schaden verfällt.",
+).replace(
+    "\nVerteidigung\nEin",
+    "\nBlocken\nEin Charakter blockt, indem er verteidigt.\nSiehe auch: Verteidigung\n\nVerteidigung\nEin",
+)
+
+
+def options(**kwargs) -> ImportOptions:
+    kwargs.setdefault("game", "helden")
+    kwargs.setdefault("game_name", "Helden")
+    kwargs.setdefault("language", "de")
+    kwargs.setdefault("kind", "glossary")
+    kwargs.setdefault("source", SourceInfo(title="Regelreferenz"))
+    return ImportOptions(**kwargs)
+
+
+def titles(report, action: str) -> list[str]:
+    return sorted(getattr(report, action))
+
+
+@pytest.mark.django_db
+class TestEditions:
+    def test_first_import_creates_every_entry_with_one_history_version(self):
+        report = import_document(FIRST_EDITION, options())
+        assert titles(report, "created") == ["Angriff", "Schaden", "Verteidigung"]
+        entry = Entry.objects.get(title="Schaden")
+        assert entry.status == Status.PUBLISHED
+        assert entry.source.title == "Regelreferenz"
+        assert [h.history_change_reason for h in entry.history.all()] == ["import: Regelreferenz"]
+
+    def test_the_same_document_again_changes_nothing(self):
+        import_document(FIRST_EDITION, options())
+        before = list(Entry.objects.order_by("pk").values_list("pk", "body", "updated_at"))
+        versions = Entry.history.count()
+        report = import_document(FIRST_EDITION, options())
+        assert report.created == [] and report.updated == []
+        assert titles(report, "unchanged") == ["Angriff", "Schaden", "Verteidigung"]
+        assert list(Entry.objects.order_by("pk").values_list("pk", "body", "updated_at")) == before
+        assert Entry.history.count() == versions
+
+    def test_a_revised_edition_updates_what_changed_and_keeps_the_history(self):
+        import_document(FIRST_EDITION, options())
+        report = import_document(SECOND_EDITION, options())
+        assert report.created == ["Blocken"]
+        assert report.updated == ["Schaden"]
+        assert "Angriff" in report.unchanged and "Verteidigung" in report.unchanged
+        change = next(o for o in report.outcomes if o.action == "updated")
+        before, after = change.changes["body"]
+        assert "verfällt" not in before and "Überzähliger Schaden verfällt." in after
+        schaden = Entry.objects.get(title="Schaden")
+        assert schaden.history.count() == 2
+        assert "verfällt" not in schaden.history.earliest().body
+
+    def test_a_moderators_status_survives_a_re_import(self):
+        import_document(FIRST_EDITION, options())
+        Entry.objects.filter(title="Schaden").update(status=Status.REVIEW)
+        import_document(SECOND_EDITION, options())
+        assert Entry.objects.get(title="Schaden").status == Status.REVIEW
+
+    def test_nothing_is_deleted_without_prune(self):
+        import_document(SECOND_EDITION, options())
+        report = import_document(FIRST_EDITION, options())
+        assert report.deleted == []
+        assert Entry.objects.filter(title="Blocken").exists()
+
+    def test_prune_deletes_only_what_this_source_no_longer_has(self):
+        import_document(SECOND_EDITION, options())
+        game = Game.objects.get(slug="helden")
+        other = make_entry(game=game, language="de", title="Von Hand angelegt")
+        report = import_document(FIRST_EDITION, options(prune=True))
+        assert report.deleted == ["Blocken"]
+        assert not Entry.objects.filter(title="Blocken").exists()
+        assert Entry.objects.filter(pk=other.pk).exists()  # not from this source
+        assert Entry.history.filter(title="Blocken", history_type="-").exists()
+
+
+@pytest.mark.django_db
+class TestCrossReferences:
+    def test_labels_resolve_within_the_document(self):
+        import_document(FIRST_EDITION, options())
+        angriff = Entry.objects.get(title="Angriff")
+        targets = {ref.label: ref.target.title for ref in angriff.cross_references.select_related("target")}
+        assert targets == {"Schaden": "Schaden", "Verteidigung": "Verteidigung"}
+
+    def test_an_entry_imported_today_resolves_yesterdays_wanted_reference(self):
+        import_document("Blocken\nEin Charakter blockt.\nSiehe auch: Parieren\n", options())
+        wanted = CrossReference.objects.get(label="Parieren")
+        assert wanted.target is None
+        import_document("Parieren\nEin Charakter pariert.\n", options(source=SourceInfo(title="Nachtrag")))
+        wanted.refresh_from_db()
+        assert wanted.target.title == "Parieren"
+
+    def test_references_do_not_cross_languages(self):
+        import_document("Parry\nA character parries.\n", options(language="en"))
+        import_document("Blocken\nEin Charakter blockt.\nSiehe auch: Parry\n", options())
+        assert CrossReference.objects.get(label="Parry").target is None
+
+
+@pytest.mark.django_db
+class TestAllOrNothing:
+    def test_a_failure_at_the_last_step_leaves_the_database_as_it_was(self, monkeypatch):
+        import rules.importing.writing as writing
+
+        game = make_game(slug="helden", name="Helden")
+        make_entry(game=game, language="de", title="Angriff", body="Alt.")
+        counts = (Game.objects.count(), Entry.objects.count(), Entry.history.count(), CrossReference.objects.count())
+
+        def fail(*args, **kwargs):
+            raise RuntimeError("the database went away")
+
+        monkeypatch.setattr(writing, "resolve_references", fail)
+        with pytest.raises(RuntimeError):
+            import_document(SECOND_EDITION, options())
+        assert (Game.objects.count(), Entry.objects.count(), Entry.history.count(), CrossReference.objects.count()) == counts
+        assert Entry.objects.get(title="Angriff").body == "Alt."
+
+    def test_a_dry_run_reports_exactly_and_writes_nothing(self):
+        import_document(FIRST_EDITION, options())
+        versions = Entry.history.count()
+        report = import_document(SECOND_EDITION, options(dry_run=True))
+        assert report.created == ["Blocken"] and report.updated == ["Schaden"]
+        assert not Entry.objects.filter(title="Blocken").exists()
+        assert Entry.history.count() == versions
+
+    def test_an_unknown_game_without_a_name_is_a_clear_error(self):
+        with pytest.raises(ImportRulesError, match="unknown game 'nope'.*--game-name"):
+            import_document(FIRST_EDITION, options(game="nope", game_name=None))
+        assert not Game.objects.exists()
+
+
+@pytest.mark.django_db
+def test_overlong_titles_are_shortened_with_a_warning_not_a_database_error():
+    long_question = "Darf ich " + " ".join(["eine sehr lange Frage stellen"] * 30) + "?"
+    report = import_document(f"{long_question}\nJa.\n", options(kind="faq"))
+    from faq.models import Question
+
+    question = Question.objects.get()
+    assert len(question.question) <= 500
+    assert question.question.endswith("…")
+    assert long_question in question.answer  # nothing is lost: the full text is kept
+    assert any("shortened" in warning.message for warning in report.warnings)
