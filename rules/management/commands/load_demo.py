@@ -20,7 +20,7 @@ class Command(BaseCommand):
         try:
             documents = read_manifest(DEMO_DIR / "manifest.toml")
             for document in documents:
-                report = import_document(document.path.read_bytes(), document.options)
+                report = import_document(document.path.read_bytes(), document.options, filename=document.path.name)
                 self.stdout.write(f"{document.path.name}: {report.summary()}")
         except ImportRulesError as error:
             raise CommandError(str(error)) from error
