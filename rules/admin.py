@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
+from .admin_import import import_urls
 from .models import CrossReference, Entry, Erratum, Game, Source
 from .querysets import Status
 
@@ -66,6 +67,11 @@ class EntryAdmin(SimpleHistoryAdmin):
         (_("Structure"), {"fields": ["kind", "number", "parent", "order", "is_fragment"]}),
         (_("Source"), {"fields": ["source", "page", "translation_key"]}),
     ]
+
+    def get_urls(self):
+        # "Import a document" (upload, dry-run preview, confirm); listed before the
+        # default URLs, where "<path:object_id>/" would take "import/".
+        return import_urls(self) + super().get_urls()
 
 
 @admin.register(Erratum)

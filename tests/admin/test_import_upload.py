@@ -1,0 +1,332 @@
+"""The admin's "Import a document": upload or paste, dry-run preview, import or cancel.
+
+The assertions read the pages a moderator sees. The database is asked only where no page
+shows the answer at that moment: that a preview or a cancel wrote nothing.
+"""
+
+import re
+from html.parser import HTMLParser
+from http import HTTPStatus
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from rules.models import Entry
+from tests.factories import make_entry, make_game
+
+IMPORT_URL = "/admin/rules/entry/import/"
+CONFIRM_URL = "/admin/rules/entry/import/confirm/"
+
+GLOSSARY = """\
+Angriff
+Ein Angriff ist eine Aktion, bei der eine Einheit eine feindliche Einheit bekämpft.
+Siehe auch: Verteidigung, Bewegung
+
+Bewegung
+Eine Einheit darf sich in ihrem Zug bis zu drei Felder weit bewegen.
+Siehe auch: Angriff
+
+Verteidigung
+Die verteidigende Einheit würfelt einmal für jeden Schildwert.
+Siehe auch: Angriff
+"""
+REVISED = GLOSSARY.replace("bis zu drei Felder weit", "bis zu vier Felder weit")
+TITLES = ["Angriff", "Bewegung", "Verteidigung"]
+
+
+class _Section(HTMLParser):
+    """The text inside the element with a given id (what a reader sees of it)."""
+
+    def __init__(self, element_id: str):
+        super().__init__()
+        self.element_id, self.depth, self.parts = element_id, 0, []
+
+    def handle_starttag(self, tag, attrs):
+        if self.depth:
+            self.depth += tag not in ("br", "input", "img", "hr", "meta", "link")
+        elif dict(attrs).get("id") == self.element_id:
+            self.depth = 1
+
+    def handle_endtag(self, tag):
+        if self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth:
+            self.parts.append(data)
+
+
+def section(response, element_id: str) -> str:
+    parser = _Section(element_id)
+    parser.feed(response.content.decode())
+    return " ".join(" ".join(parser.parts).split())
+
+
+def html(response) -> str:
+    return response.content.decode()
+
+
+def staff(django_user_model, name: str, *codenames: str):
+    user = django_user_model.objects.create_user(name, password="x", is_staff=True)
+    rules_permissions = Permission.objects.filter(content_type__app_label="rules")
+    user.user_permissions.set(rules_permissions.filter(codename__in=codenames))
+    return user
+
+
+@pytest.fixture
+def moderator(django_user_model):
+    codenames = ["view_entry", "add_entry", "change_entry", "delete_entry"]
+    return staff(django_user_model, "moderator", *codenames)
+
+
+@pytest.fixture
+def client_(client, moderator):
+    client.force_login(moderator)
+    return client
+
+
+@pytest.fixture
+def game(db):
+    return make_game(slug="burgen", name="Burgen und Drachen")
+
+
+def upload(client, content: str | bytes, name: str = "glossar.txt", **fields):
+    data = {"language": "de", "kind": "auto", **fields}
+    raw = content.encode() if isinstance(content, str) else content
+    data["file"] = SimpleUploadedFile(name, raw, "text/plain")
+    return client.post(IMPORT_URL, data)
+
+
+def confirm(client, preview, button: str = "confirm"):
+    """Press "Import" (or "Cancel") on the preview page, as the browser would."""
+    token = re.search(r'name="token" value="([^"]+)"', html(preview)).group(1)
+    return client.post(CONFIRM_URL, {"token": token, button: "1"}, follow=True)
+
+
+def import_glossary(client, game):
+    preview = upload(client, GLOSSARY, game=game.pk)
+    return confirm(client, preview)
+
+
+# --- Upload → preview → confirm -------------------------------------------------------
+
+
+def test_changelist_links_to_the_import(client_):
+    response = client_.get(reverse("admin:rules_entry_changelist"))
+    assert IMPORT_URL in html(response)
+    assert "Import a document" in html(response)
+
+
+def test_the_form_has_the_admin_look(client_, game):
+    response = client_.get(IMPORT_URL)
+    assert response.status_code == HTTPStatus.OK
+    page = html(response)
+    assert "Import a document" in page
+    assert 'class="breadcrumbs"' in page
+    assert "csrfmiddlewaretoken" in page
+    assert 'enctype="multipart/form-data"' in page
+    assert "Burgen und Drachen" in page  # the game list
+    assert "Detect automatically" in page  # kind: auto by default
+
+
+def test_upload_shows_a_preview_and_writes_nothing(client_, game):
+    response = upload(client_, GLOSSARY, game=game.pk)
+
+    assert response.status_code == HTTPStatus.OK
+    assert "nothing has been written yet" in html(response)
+    new = section(response, "import-new")
+    assert "New (3)" in new
+    for title in TITLES:
+        assert title in new
+    assert "glossary" in section(response, "import-overview")
+    assert "plain text" in section(response, "import-overview")
+    assert "glossar" in section(response, "import-overview")  # source title: the file name
+    assert "new: 3, changed: 0, unchanged: 0" in section(response, "import-summary")
+    assert "Changed (0)" in section(response, "import-changed")
+    assert 'name="confirm"' in html(response) and 'name="cancel"' in html(response)
+    assert not Entry.objects.exists()
+
+
+def test_confirm_imports_and_lands_on_the_game_s_entries(client_, game):
+    other_game = make_game(name="Ein anderes Spiel")
+    make_entry(game=other_game, title="Fremder Eintrag")
+
+    response = import_glossary(client_, game)
+
+    assert response.status_code == HTTPStatus.OK
+    changelist = reverse("admin:rules_entry_changelist")
+    assert response.redirect_chain[-1][0] == f"{changelist}?game__id__exact={game.pk}"
+    page = html(response)
+    assert "Imported “glossar” into Burgen und Drachen: new: 3, changed: 0" in page
+    for title in TITLES:
+        assert title in page
+    assert "Fremder Eintrag" not in page  # filtered to the game
+    assert set(Entry.objects.filter(game=game).values_list("title", flat=True)) == set(TITLES)
+
+
+def test_a_confirmed_token_cannot_be_used_twice(client_, game):
+    preview = upload(client_, GLOSSARY, game=game.pk)
+    confirm(client_, preview)
+    again = confirm(client_, preview)
+    assert "This preview has expired or was used already" in html(again)
+    assert Entry.objects.filter(game=game).count() == 3
+
+
+def test_a_revised_document_shows_the_changed_words(client_, game):
+    import_glossary(client_, game)
+
+    response = upload(client_, REVISED, game=game.pk)
+
+    changed = section(response, "import-changed")
+    assert "Changed (1)" in changed
+    assert "Bewegung" in changed
+    assert "Angriff" not in changed
+    assert "<del>drei</del><ins>vier</ins>" in html(response)
+    unchanged = section(response, "import-unchanged")
+    assert "Unchanged (2)" in unchanged
+    assert "Angriff" in unchanged and "Verteidigung" in unchanged
+    assert "<details>" in html(response)
+    assert "New (0)" in section(response, "import-new")
+
+
+def test_cancel_writes_nothing(client_, game):
+    import_glossary(client_, game)
+    preview = upload(client_, REVISED, game=game.pk)
+
+    response = confirm(client_, preview, button="cancel")
+
+    assert response.status_code == HTTPStatus.OK
+    assert "Import cancelled: nothing was written." in html(response)
+    assert "drei Felder" in Entry.objects.get(game=game, title="Bewegung").body
+    # …and the discarded preview cannot be imported afterwards.
+    assert "expired or was used already" in html(confirm(client_, preview))
+    assert "drei Felder" in Entry.objects.get(game=game, title="Bewegung").body
+
+
+def test_pasted_text_works(client_, game):
+    data = {"game": game.pk, "language": "de", "kind": "glossary", "source_title": "Glossar (Web)"}
+    response = client_.post(IMPORT_URL, {**data, "text": GLOSSARY})
+
+    assert response.status_code == HTTPStatus.OK
+    new = section(response, "import-new")
+    for title in TITLES:
+        assert title in new
+    assert "Glossar (Web)" in section(response, "import-overview")
+    confirmed = confirm(client_, response)
+    assert "Imported “Glossar (Web)”" in html(confirmed)
+    assert Entry.objects.filter(game=game).count() == 3
+
+
+def test_a_new_game_is_created_on_import_only(client_, db):
+    preview = upload(client_, GLOSSARY, new_game_slug="neues-spiel", new_game_name="Neues Spiel")
+    assert "Neues Spiel (neues-spiel, a new game)" in section(preview, "import-overview")
+    assert "New (3)" in section(preview, "import-new")
+    assert not Entry.objects.exists()
+
+    response = confirm(client_, preview)
+    assert "Imported “glossar” into Neues Spiel" in html(response)
+
+
+def test_prune_lists_the_items_the_document_no_longer_has(client_, game):
+    import_glossary(client_, game)
+    shorter = GLOSSARY.split("\nVerteidigung\n")[0]
+
+    response = upload(client_, shorter, game=game.pk, prune="on")
+
+    deleted = section(response, "import-deleted")
+    assert "Deleted (1)" in deleted
+    assert "Verteidigung" in deleted
+    assert Entry.objects.filter(game=game).count() == 3
+
+
+# --- Errors are form errors, never a 500 ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"\x00\x01\x02\x03binary\x00", "binary"),
+        (b"", "empty"),
+    ],
+)
+def test_unreadable_uploads_are_form_errors(client_, game, content, message):
+    response = upload(client_, content, name="kaputt.txt", game=game.pk)
+
+    assert response.status_code == HTTPStatus.OK
+    assert "Please correct the error below." in html(response)
+    assert message in section(response, "import-form")
+    assert not Entry.objects.exists()
+
+
+def test_no_file_and_no_text(client_, game):
+    response = client_.post(IMPORT_URL, {"game": game.pk, "language": "de", "kind": "auto"})
+    assert response.status_code == HTTPStatus.OK
+    assert "Upload a file or paste the text." in section(response, "import-form")
+
+
+def test_file_and_text_both(client_, game):
+    response = upload(client_, GLOSSARY, game=game.pk, text=GLOSSARY)
+    assert response.status_code == HTTPStatus.OK
+    assert "Upload a file or paste the text, not both." in section(response, "import-form")
+
+
+def test_unknown_game_without_a_name(client_, db):
+    data = {"new_game_slug": "unbekannt", "language": "de", "kind": "auto", "source_title": "X"}
+    response = client_.post(IMPORT_URL, {**data, "text": GLOSSARY})
+    assert response.status_code == HTTPStatus.OK
+    assert "Give the new game&#x27;s name." in html(response)
+
+
+def test_an_importer_error_names_its_line(client_, game, monkeypatch):
+    from rules.importing.errors import ImportRulesError
+
+    def refuse(*args, **kwargs):
+        raise ImportRulesError("the document is neither UTF-8 nor a known encoding", line=7)
+
+    monkeypatch.setattr("rules.admin_import.import_document", refuse)
+    response = upload(client_, GLOSSARY, game=game.pk)
+    assert response.status_code == HTTPStatus.OK
+    expected = "Line 7: the document is neither UTF-8 nor a known encoding"
+    assert expected in section(response, "import-form")
+
+
+# --- Who may use it ------------------------------------------------------------------
+
+
+def test_staff_without_the_permissions_get_403(client, django_user_model, game):
+    client.force_login(staff(django_user_model, "viewer", "view_entry"))
+
+    assert client.get(IMPORT_URL).status_code == HTTPStatus.FORBIDDEN
+    assert upload(client, GLOSSARY, game=game.pk).status_code == HTTPStatus.FORBIDDEN
+    confirm_response = client.post(CONFIRM_URL, {"token": "x", "confirm": "1"})
+    assert confirm_response.status_code == HTTPStatus.FORBIDDEN
+    assert "Import a document" not in html(client.get(reverse("admin:rules_entry_changelist")))
+    assert not Entry.objects.exists()
+
+
+def test_without_delete_permission_nothing_is_pruned(client, django_user_model, game):
+    importer = staff(django_user_model, "importer", "view_entry", "add_entry", "change_entry")
+    client.force_login(importer)
+    import_glossary(client, game)
+    shorter = GLOSSARY.split("\nVerteidigung\n")[0]
+
+    form = client.get(IMPORT_URL)
+    assert "You need the permission to delete entries for this." in html(form)
+    preview = upload(client, shorter, game=game.pk, prune="on")
+    assert "Delete missing items no" in section(preview, "import-overview")
+    confirm(client, preview)
+    assert Entry.objects.filter(game=game, title="Verteidigung").exists()
+
+
+def test_non_staff_are_sent_to_the_admin_login(client, django_user_model, db):
+    client.force_login(django_user_model.objects.create_user("player", password="x"))
+    response = client.get(IMPORT_URL)
+    assert response.status_code == HTTPStatus.FOUND
+    assert response["Location"].startswith(reverse("admin:login"))
+
+
+def test_the_form_speaks_german(client_, game):
+    response = client_.get(IMPORT_URL, HTTP_ACCEPT_LANGUAGE="de")
+    assert "Dokument importieren" in html(response)
