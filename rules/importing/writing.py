@@ -165,46 +165,53 @@ class _Writer:
     def _write_entries(self, plans: list[Planned]) -> dict[str, Entry]:
         """Entries by normalised title (this document's and existing ones), after writing."""
         existing = self._existing("entry")
+        saved: dict[int, Entry] = {}  # id(plan) → its row, once it has one
+        parents = self._link_parents(plans)
+
         by_title: dict[str, Entry] = {}
         for entry in existing.values():
             by_title.setdefault(normalize_label(entry.title), entry)
-        planned_titles = {normalize_label(plan.item.title) for plan in plans}
 
         def parent_of(plan: Planned) -> Entry | None:
             if plan.parent_key is None:
                 return None
+            parent_plan = parents.get(id(plan))
+            if parent_plan is not None:
+                return saved.get(id(parent_plan)) or existing.get(parent_plan.slug)
             parent = by_title.get(plan.parent_key)
-            if parent is None and plan.parent_key not in planned_titles:
+            if parent is None:
                 self.report.warnings.append(
                     Warning(plan.item.line, f"{plan.item.title!r}: no parent section {plan.item.parent!r}")
                 )
             return parent
 
+        for plan in plans:
+            if plan.slug in existing:
+                saved[id(plan)] = existing[plan.slug]
+
         # New entries, parents before children: each round creates those whose parent
-        # exists (or who have none), so a child's first history version has its parent.
+        # has a row (or who have none), so a child's first history version has its parent.
         new = [plan for plan in plans if plan.slug not in existing]
         outcomes: dict[str, Outcome] = {}
         created: list[Entry] = []
         while new:
-            ready = [p for p in new if p.parent_key is None or p.parent_key in by_title or p.parent_key not in planned_titles]
-            if not ready:  # a cycle of titles: break it by creating the rest without parents
-                ready = new
-            objs = []
-            for plan in ready:
-                obj = Entry(
+            ready = [p for p in new if id(p) not in parents or id(parents[id(p)]) in saved]
+            ready = ready or new  # cannot happen once cycles are cut; never loop forever
+            objs = [
+                Entry(
                     game=self.game,
                     language=self.options.language,
                     slug=plan.slug,
                     status=self.options.status,
-                    parent=parent_of(plan) if ready is not new else None,
+                    parent=parent_of(plan),
                     **plan.values,
                 )
-                objs.append(obj)
+                for plan in ready
+            ]
+            for plan, obj in zip(ready, self._create(Entry, objs), strict=True):
+                saved[id(plan)] = obj
                 outcomes[plan.slug] = Outcome("entry", plan.item.title, "created", plan.slug)
-            objs = self._create(Entry, objs)
-            for obj in objs:
-                by_title[normalize_label(obj.title)] = obj
-            created.extend(objs)
+                created.append(obj)
             ready_ids = {id(p) for p in ready}
             new = [p for p in new if id(p) not in ready_ids]
 
@@ -216,22 +223,48 @@ class _Writer:
             obj = existing.get(plan.slug)
             if obj is None:
                 continue
-            values = {**plan.values, "parent": parent_of(plan)}
-            fields = self._apply(obj, values, plan)
+            fields = self._apply(obj, {**plan.values, "parent": parent_of(plan)}, plan)
             if fields == ["order"]:
                 quiet.append(obj)
             elif fields:
                 updates.append((obj, fields))
                 if {"body", "see_also"} & set(fields):
                     changed_refs.append(obj)
-            by_title[normalize_label(obj.title)] = obj
         self._update(Entry, updates)
         if quiet:
             Entry.objects.bulk_update(quiet, ["order"], batch_size=BATCH)
         if changed_refs:
             rebuild_cross_references(changed_refs)
         self._record(plans, outcomes)
+        for entry in saved.values():
+            by_title[normalize_label(entry.title)] = entry
         return by_title
+
+    @staticmethod
+    def _link_parents(plans: list[Planned]) -> dict[int, Planned]:
+        """id(child plan) → parent plan: the nearest item *above* it with the parent's
+        title (a document may repeat a heading), else the first one anywhere in it."""
+        first: dict[str, Planned] = {}
+        for plan in plans:
+            first.setdefault(normalize_label(plan.item.title), plan)
+        latest: dict[str, Planned] = {}
+        parents: dict[int, Planned] = {}
+        for plan in plans:
+            if plan.parent_key is not None:
+                parent = latest.get(plan.parent_key) or first.get(plan.parent_key)
+                if parent is not None and parent is not plan:
+                    parents[id(plan)] = parent
+            latest[normalize_label(plan.item.title)] = plan
+        # A chain that comes back to where it started is cut where it closes.
+        for plan in plans:
+            seen, current = {id(plan)}, parents.get(id(plan))
+            while current is not None:
+                if id(current) in seen:
+                    parents.pop(id(plan), None)
+                    break
+                seen.add(id(current))
+                current = parents.get(id(current))
+        return parents
 
     def _write_simple(self, type_: str, plans: list[Planned]) -> dict[str, object]:
         """Errata or questions: no parents, so one insert batch and one update batch."""
