@@ -67,6 +67,7 @@ FORMAT_LABELS = {
     "json": _("rulesite JSON export"),
 }
 TYPE_LABELS = {
+    "game": _("game"),
     "entry": _("entry"),
     "erratum": _("erratum"),
     "question": _("FAQ question"),
@@ -292,7 +293,7 @@ def take(session, token: str) -> PendingImport | None:
 # --- The report, shaped for the preview table -----------------------------------------
 
 
-_MODELS = {"entry": Entry, "erratum": Erratum, "source": Source}
+_MODELS = {"game": Game, "entry": Entry, "erratum": Erratum, "source": Source}
 
 
 def _field_label(item_type: str, name: str) -> str:

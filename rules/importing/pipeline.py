@@ -90,8 +90,10 @@ class ImportReport:
 
     def summary(self) -> str:
         deleted = f", {len(self.deleted)} deleted" if self.deleted else ""
+        # The items the document holds: parsed ones, or (a JSON export) its rows.
+        count = len(self.items) or len([o for o in self.outcomes if o.action != "deleted"])
         return (
-            f"{len(self.items)} items ({self.detected_kind}): {len(self.created)} created, "
+            f"{count} items ({self.detected_kind}): {len(self.created)} created, "
             f"{len(self.updated)} updated, {len(self.unchanged)} unchanged{deleted}; "
             f"{len(self.repairs)} repairs, {len(self.warnings)} warnings"
             + (" (dry run: nothing written)" if self.dry_run else "")
