@@ -4,7 +4,7 @@ import re
 from dataclasses import dataclass, field
 
 from .cleaning import Repair
-from .structure import Block
+from .structure import Block, has_body, heading_style, names_a_faq, number_ancestors, outline
 
 KINDS = ("glossary", "rulebook", "faq")
 
@@ -42,11 +42,19 @@ class ParsedItem:
 
 
 def detect_kind(blocks: list[Block]) -> str:
-    numbered = sum(1 for b in blocks if b.type == "numbered")
+    """rulebook when numbered rules dominate, faq when there are questions (a fair share of
+    the headings, or any "Q:"/"A:" pair) or errata headings, glossary otherwise."""
     headings = [b for b in blocks if b.type == "heading"]
-    if numbered >= 3 and numbered >= len(headings):
+    questions = sum(1 for h in headings if h.question)
+    numbered = sum(1 for b in blocks if b.type == "numbered") + sum(
+        1 for h in headings if h.number and not h.question
+    )
+    unnumbered = sum(1 for h in headings if not h.number and not h.question and not h.section)
+    if numbered >= 3 and numbered >= unnumbered:
         return "rulebook"
-    if any(h.text.rstrip().endswith("?") for h in headings):
+    if any(h.section in ("errata", "clarifications", "questions") for h in headings):
+        return "faq"
+    if any(b.answer for b in blocks) or (questions and questions * 20 >= len(headings)):
         return "faq"
     return "glossary"
 
@@ -60,37 +68,192 @@ def split_items(
     numbered_title: str = "{parent} {number}",
     repairs: list[Repair] | None = None,
 ) -> list[ParsedItem]:
+    """Items from blocks.
+
+    * Headings open items: glossary entries (with aliases), rulebook sections, FAQ
+      questions (a heading ending in "?" or with a "Q:" prefix), errata (headings under
+      an "Errata"/"Clarifications" section heading) and rulings (other FAQ headings).
+    * A heading with no body of its own that groups others (``structure.outline``) is
+      the parent of the entries under it; in a FAQ it is no item at all but the topic of
+      the questions under it. A document title (a first heading with no body that all
+      others stand under) is no item in glossaries and FAQs.
+    * In a rulebook a numbered paragraph ("601.2a To cast …") is an entry titled by
+      ``numbered_title``: ``{number}`` is its number, ``{parent}`` the title of the
+      section heading it stands under. Parent: the entry whose number is a prefix of its
+      number (601.2a → 601.2 → 601), else the heading it stands under.
+    * Text before the first heading is kept as a fragment.
+    """
     overrides = {_key(k): v for k, v in (overrides or {}).items()}
     repairs = repairs if repairs is not None else []
+    parents = outline(blocks)
+    titles: dict[int, str] = {}  # heading index → its (repaired) title
+    items_of: dict[int, ParsedItem] = {}  # heading index → the item it opened
+    section_title: dict[
+        int, str
+    ] = {}  # id(item) → the section heading's title, for numbered titles
+    by_number: dict[str, ParsedItem] = {}
+    document_title = _document_title(blocks, parents)
     items: list[ParsedItem] = []
-    section: ParsedItem | None = None  # the heading item numbered rules hang under
     current: ParsedItem | None = None
+    enclosing: ParsedItem | None = None  # the heading item numbered paragraphs stand under
 
-    for block in blocks:
+    def ancestors(index: int):
+        parent = parents.get(index)
+        while parent is not None:
+            yield parent
+            parent = parents.get(parent)
+
+    def fragment(line: int) -> ParsedItem:
+        item = _fragment(line, leading_fragment_title)
+        item.entry_kind = {"rulebook": "section", "faq": "ruling"}.get(kind, "glossary")
+        items.append(item)
+        return item
+
+    for index, block in enumerate(blocks):
         if block.type == "heading":
             title = _repair_title(block.text, block.line, repairs)
-            current = _new_heading_item(title, block.line, kind, overrides.get(_key(title)))
-            items.append(current)
-            section = current
-        elif block.type == "numbered" and kind == "rulebook":
-            parent = section.title if section else None
-            title = numbered_title.format(parent=parent or "", number=block.number).strip()
-            current = ParsedItem(
-                "entry", title, block.line, number=block.number, parent=parent, entry_kind="section"
+            titles[index] = title
+            override = overrides.get(_key(title))
+            grouping = not has_body(blocks, index)
+            if (
+                override is None
+                and grouping
+                and (index == document_title or (kind == "faq" and not block.question))
+            ):
+                current = None  # a grouping heading: a parent or topic, not an item
+                enclosing = None
+                continue
+            item = _new_heading_item(title, block.line, kind, None)
+            item.number = block.number
+            if kind == "faq":
+                _faq_item(item, index, block, blocks, ancestors, titles, document_title)
+                if index == 0 and item.type == "entry" and not block.section and names_a_faq(title):
+                    item.is_fragment = True  # the document's title and introduction
+            parent_item = _number_parent(block.number, by_number) or next(
+                (
+                    items_of[a]
+                    for a in ancestors(index)
+                    if a in items_of and items_of[a].type == "entry"
+                ),
+                None,
             )
-            current.body_blocks.append(Block("paragraph", block.text, block.line))
+            if item.type == "entry" and parent_item is not None:
+                item.parent = parent_item.title
+            _apply_override(item, override)
+            items.append(item)
+            items_of[index] = item
+            section_title[id(item)] = item.title
+            if block.number:
+                by_number[block.number] = item
+            current = enclosing = item
+        elif block.type == "numbered" and kind == "rulebook":
+            parent_item = _number_parent(block.number, by_number) or enclosing
+            section = section_title.get(id(parent_item), "") if parent_item else ""
+            title = _numbered_title(numbered_title, section, block.number)
+            current = ParsedItem(
+                "entry",
+                title,
+                block.line,
+                number=block.number,
+                parent=parent_item.title if parent_item else None,
+                entry_kind="section",
+            )
+            current.body_blocks.append(
+                Block("paragraph", block.text, block.line, markdown=block.markdown)
+            )
             items.append(current)
+            section_title[id(current)] = section
+            by_number[block.number] = current
         elif block.type == "crossref":
             if current is None:
-                current = _fragment(block.line, leading_fragment_title)
-                items.append(current)
-            current.cross_references.extend(label for label in block.labels if label not in current.cross_references)
+                current = fragment(block.line)
+            current.cross_references.extend(
+                label for label in block.labels if label not in current.cross_references
+            )
         else:
             if current is None:
-                current = _fragment(block.line, leading_fragment_title)
-                items.append(current)
+                current = fragment(block.line)
             current.body_blocks.append(block)
     return items
+
+
+def _faq_item(
+    item: ParsedItem,
+    index: int,
+    block: Block,
+    blocks: list[Block],
+    ancestors,
+    titles,
+    document_title,
+) -> None:
+    """A FAQ heading: a question, an erratum (in an errata section) or a ruling."""
+    chain = [index, *ancestors(index)]
+    section = next((blocks[i].section for i in chain if blocks[i].section), "")
+    if block.question:
+        item.type = "question"
+        item.topic = next(
+            (
+                titles.get(i, blocks[i].text)
+                for i in chain[1:]
+                if not blocks[i].question
+                and blocks[i].section != "questions"
+                and i != document_title
+            ),
+            "",
+        )
+    elif section in ("errata", "clarifications"):
+        item.type = "erratum"
+        item.erratum_kind = "clarification" if section == "clarifications" else "correction"
+    if item.type != "question":
+        group = next(
+            (i for i in chain[1:] if not has_body(blocks, i) and i != document_title), None
+        )
+        if group is not None:
+            item.topic = titles.get(group, blocks[group].text)
+
+
+def _number_parent(number: str, by_number: dict[str, ParsedItem]) -> ParsedItem | None:
+    for candidate in number_ancestors(number) if number else ():
+        if candidate in by_number:
+            return by_number[candidate]
+    return None
+
+
+def _numbered_title(template: str, parent: str, number: str) -> str:
+    try:
+        title = template.format(parent=parent, section=parent, number=number)
+    except (KeyError, IndexError, ValueError):
+        title = f"{parent} {number}"
+    return " ".join(title.split())
+
+
+def _document_title(blocks: list[Block], parents: dict[int, int | None]) -> int | None:
+    """The index of a heading that names the whole document: the first block, with no
+    body of its own, and either every other heading stands under it or the next heading
+    at the top level looks different ("Spelregels" above "1. Spelmateriaal"). In
+    Markdown: the only heading of its level."""
+    if not blocks or blocks[0].type != "heading" or blocks[0].question or blocks[0].section:
+        return None
+    if has_body(blocks, 0) or blocks[0].number:
+        return None
+    first = blocks[0]
+    if first.level:
+        return (
+            None
+            if any(b.type == "heading" and b.level and b.level <= first.level for b in blocks[1:])
+            else 0
+        )
+    top = next((i for i in sorted(parents) if i and parents[i] is None), None)
+    if top is None or heading_style(blocks[top]) != heading_style(first):
+        return 0
+    return None
+
+
+def _under(index: int, ancestor: int, parents: dict[int, int | None]) -> bool:
+    parent = parents.get(index)
+    while parent is not None and parent != ancestor:
+        parent = parents.get(parent)
+    return parent == ancestor
 
 
 def _key(title: str) -> str:
@@ -107,7 +270,9 @@ def _repair_title(title: str, line: int, repairs: list[Repair]) -> str:
     return title
 
 
-def _new_heading_item(title: str, line: int, kind: str, override: SectionOverride | None) -> ParsedItem:
+def _new_heading_item(
+    title: str, line: int, kind: str, override: SectionOverride | None
+) -> ParsedItem:
     if kind == "faq":
         item_type = "question" if title.rstrip().endswith("?") else "entry"
         entry_kind = "ruling"
@@ -116,17 +281,23 @@ def _new_heading_item(title: str, line: int, kind: str, override: SectionOverrid
     item = ParsedItem(item_type, title, line, entry_kind=entry_kind)
     if kind == "glossary":
         item.aliases = _aliases_from_title(title)
+    _apply_override(item, override)
+    return item
+
+
+def _apply_override(item: ParsedItem, override: SectionOverride | None) -> None:
     if override:
         item.type = override.type or item.type
         item.title = override.title or item.title
         item.aliases = list(dict.fromkeys([*item.aliases, *override.aliases]))
         item.affects = list(override.affects)
         item.erratum_kind = override.erratum_kind or item.erratum_kind
-    return item
+        if item.type != "entry":
+            item.parent = None
 
 
 def _aliases_from_title(title: str) -> list[str]:
-    """"Du, Dein" names two words of one entry: each part is an alias."""
+    """ "Du, Dein" names two words of one entry: each part is an alias."""
     parts = [part.strip() for part in title.split(",")]
     if len(parts) >= 2 and all(part and len(part.split()) <= 2 for part in parts):
         return parts
@@ -139,30 +310,54 @@ def _fragment(line: int, title: str | None) -> ParsedItem:
 
 _MD_INLINE = re.compile(r"([\\`*_]|\[\[|<(?=[A-Za-z/!?]))")
 _MD_LINE_START = re.compile(r"^(\s*)([#>+]|-(?=\s)|\d+[.)](?=\s))")
+# A well-formed wiki link, [[Term]] or [[Term|shown text]]: kept, not escaped.
+_WIKI_LINK = re.compile(r"\[\[[^\[\]|\n]+?(?:\|[^\[\]\n]+?)?\]\]")
 
 
 def escape_markdown(text: str) -> str:
-    """Escape what Markdown would read as markup in plain rules text, and nothing more."""
-    text = _MD_INLINE.sub(lambda m: "\\" + m.group(1), text)
-    return _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+    """Escape what Markdown would read as markup in plain rules text, and nothing more.
+
+    Well-formed ``[[Term]]`` / ``[[Term|shown text]]`` links are kept as links."""
+    out: list[str] = []
+    position = 0
+    for match in _WIKI_LINK.finditer(text):
+        out.append(_MD_INLINE.sub(lambda m: "\\" + m.group(1), text[position : match.start()]))
+        out.append(match.group(0))
+        position = match.end()
+    out.append(_MD_INLINE.sub(lambda m: "\\" + m.group(1), text[position:]))
+    escaped = "".join(out)
+    return _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
 
 
 def blocks_to_markdown(blocks: list[Block]) -> str:
     out: list[str] = []
-    previous: str | None = None
+    previous: Block | None = None
     for block in blocks:
-        text = escape_markdown(block.text)
+        text = block.text if block.markdown else escape_markdown(block.text)
         if block.type == "bullet":
-            if previous not in ("bullet", None):
+            same_list = (
+                previous is not None
+                and previous.type == "bullet"
+                and (previous.ordered == block.ordered or block.level > 0)
+            )
+            if previous is not None and not same_list:
                 out.append("")
-            out.append("    " * block.level + "- " + text)
+            marker = f"{block.number or 1}." if block.ordered else "-"
+            out.append("    " * block.level + f"{marker} " + text)
         elif block.type == "numbered":
-            if previous not in ("numbered", None):
+            # "1." items make an ordered list; "2.1"-style rules are paragraphs of their own
+            if previous is not None and not (
+                previous.type == "numbered" and previous.number.isdigit() and block.number.isdigit()
+            ):
                 out.append("")
-            out.append(f"{block.number}. {text}" if block.number.isdigit() else f"**{block.number}** {text}")
+            out.append(
+                f"{block.number}. {text}"
+                if block.number.isdigit()
+                else f"**{block.number}** {text}"
+            )
         else:
             if previous is not None:
                 out.append("")
             out.append(text)
-        previous = block.type
+        previous = block
     return "\n".join(out).strip()
