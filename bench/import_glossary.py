@@ -33,7 +33,10 @@ def main() -> None:
     workdir = tempfile.mkdtemp(prefix="rulesite-bench-")
     os.environ["DATABASE_URL"] = args.database_url or f"sqlite:///{workdir}/bench.sqlite3"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rulesite.settings.base")
-    os.environ.setdefault("DJANGO_DEBUG", "1")
+    # Production settings: with DEBUG on, Django records every query's SQL, which is
+    # not what a moderator's import pays for.
+    os.environ["DJANGO_DEBUG"] = "0"
+    os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only-not-secret")
 
     import django
 

@@ -132,14 +132,12 @@ def _drop_running_furniture(lines: list[Line], result: Cleaned) -> list[Line]:
         edges.append(content[:depth] + content[-depth:] if depth else [])
     pages_with: dict[str, int] = {}
     for edge in edges:
-        for key in {_furniture_key(line.text) for line in edge}:
+        # A cross-reference line is content, however often it repeats.
+        keys = {_furniture_key(line.text) for line in edge if match_cross_reference_line(line.text) is None}
+        for key in keys:
             pages_with[key] = pages_with.get(key, 0) + 1
     needed = max(2, round(0.3 * len(pages)))
-    furniture = {
-        key
-        for key, count in pages_with.items()
-        if count >= needed and len(key) <= 80 and match_cross_reference_line(key) is None
-    }
+    furniture = {key for key, count in pages_with.items() if count >= needed and len(key) <= 80}
     if not furniture:
         return lines
     drop = {line.number for edge in edges for line in edge if _furniture_key(line.text) in furniture}
@@ -265,7 +263,9 @@ def _drop_duplicate_blocks(lines: list[Line], result: Cleaned) -> list[Line]:
     while index < len(content):
         key = content[index].text.strip()
         earlier = first_seen.get(key)
-        if earlier is not None and len(key) >= SUBSTANTIAL:
+        # A repeat starts at a substantial line; never at a cross-reference line, which
+        # two entries may well share word for word.
+        if earlier is not None and len(key) >= SUBSTANTIAL and match_cross_reference_line(key) is None:
             length = 0
             while (
                 index + length < len(content)

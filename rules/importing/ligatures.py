@@ -6,7 +6,9 @@ the most of the document's damaged words into real words of the document's langu
 """
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import accumulate
 from functools import lru_cache
 
 from .vocabulary import zipf
@@ -148,8 +150,12 @@ def repair_dropped_ligatures(lines: list[str], language: str) -> tuple[list[str]
     if not inner:
         return lines, []
     # Inside words: decided per distinct token, so a 6 MB document costs one findall.
+    # A word hyphenated across lines ("natio-" / "nalist") is not ligature damage: its
+    # halves are left to the hyphenation step.
+    text = "\n".join(lines)
+    whole = "\n".join(_without_hyphen_breaks(lines))
     candidates: dict[str, tuple[str, float, float]] = {}
-    for token in set(WORD.findall("\n".join(lines))):
+    for token in set(WORD.findall(whole)):
         word = inner.get(token.lower())
         if word is not None:
             candidates[token] = (word, zipf(token.lower(), language), zipf(word, language))
@@ -161,12 +167,20 @@ def repair_dropped_ligatures(lines: list[str], language: str) -> tuple[list[str]
         if clear or (proof >= 2 and own < DAMAGED_COMMON and repaired >= own + DAMAGED_GAIN):
             fixes[token] = word.capitalize() if token[0].isupper() else word
     # A lost initial "Th": a sentence that starts in lower case ("e gold cost …").
+    # One scan of the whole text; line numbers only for the (few) hits.
     openers: list[tuple[int, int, str, str]] = []  # line index, position, token, fix
     for number, line in enumerate(lines):
-        for match in SENTENCE_OPENER.finditer(line):
-            token = match.group(1)
-            if token in initial and (match.start(1) or _after_sentence_end(lines, number)):
-                openers.append((number, match.start(1), token, initial[token]))
+        first = line.lstrip()[:12].split(" ", 1)
+        if len(first) == 2 and first[0] in initial and first[1][:1].islower() and _after_sentence_end(lines, number):
+            openers.append((number, len(line) - len(line.lstrip()), first[0], initial[first[0]]))
+    if openers or proof:  # mid-line openers only where the document shows damage already
+        starts = list(accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+        for match in _opener_pattern(language).finditer(text):
+            if not text[max(0, match.start() - 2) : match.start()].isalpha():
+                continue  # "e.g. is …": an abbreviation, not a sentence's end
+            number = bisect_right(starts, match.start("token")) - 1
+            token = match.group("token")
+            openers.append((number, match.start("token") - starts[number], token, initial[token]))
     if proof + len(openers) < 2:
         return lines, []  # one odd token proves nothing; a clean document stays as it is
     by_line: dict[int, list[tuple[int, str, str]]] = {}
@@ -180,9 +194,14 @@ def repair_dropped_ligatures(lines: list[str], language: str) -> tuple[list[str]
             line = line[:position] + fix + line[position + len(token) :]
             seen.setdefault((token, fix), []).append(number + 1)
         if pattern is not None:
-            def replace(match, number=number):
-                seen.setdefault((match.group(0), fixes[match.group(0)]), []).append(number + 1)
-                return fixes[match.group(0)]
+            continues = number > 0 and lines[number - 1].rstrip().endswith("-")
+
+            def replace(match, number=number, line=line, continues=continues):
+                token = match.group(0)
+                if (continues and not line[: match.start()].strip()) or line[match.end() :].rstrip() == "-":
+                    return token  # half of a word hyphenated across lines
+                seen.setdefault((token, fixes[token]), []).append(number + 1)
+                return fixes[token]
 
             line = pattern.sub(replace, line)
         out.append(line)
@@ -190,10 +209,28 @@ def repair_dropped_ligatures(lines: list[str], language: str) -> tuple[list[str]
     return out, repairs
 
 
-# A lower-case word at the start of a line or after a sentence's end.
-# After "word." but not after an abbreviation such as "e.g." or "i.e.".
-# The next word must be in lower case too ("e gold cost"): "x The …" is a bullet.
-SENTENCE_OPENER = re.compile(r"(?:^|(?<=[^\W\d_]{2}[.!?])\s+)([a-zà-ÿ]+)(?=\s+[a-zà-ÿ])")
+@lru_cache(maxsize=8)
+def _opener_pattern(language: str) -> re.Pattern:
+    """A damaged opener ("e", "is", "ere" …) after a sentence's end inside a line,
+    followed by a lower-case word ("e gold cost"; "x The …" is a bullet). Only the
+    index's words are tried, and the scan starts at punctuation, so it stays fast."""
+    _, initial = _dropped_index(language)
+    words = "|".join(sorted(map(re.escape, initial), key=len, reverse=True)) or "(?!)"
+    return re.compile(rf"[.!?][ \t]+(?P<token>{words})(?=[ \t]+[a-zà-ÿ])")
+
+
+def _without_hyphen_breaks(lines: list[str]) -> list[str]:
+    """The lines without the halves of words hyphenated across them ("natio-" / "nalist"),
+    which are no ligature damage: the hyphenation step joins them."""
+    out = list(lines)
+    for number, line in enumerate(lines[:-1]):
+        if line.endswith("-") and out[number + 1][:1].isalpha():
+            out[number] = line.rstrip("-").rsplit(" ", 1)[0] if " " in line else ""
+            following = out[number + 1]
+            out[number + 1] = following.split(" ", 1)[1] if " " in following else ""
+    return out
+
+
 HEADING_LENGTH = 50
 
 

@@ -91,3 +91,16 @@ class TestDroppedLigatures:
         repairs = {(r.original, r.replacement) for r in clean(text, "de").repairs}
         assert ("Eekt", "Effekt") in repairs
         assert ("Angri", "Angriff") in repairs
+
+    def test_halves_of_a_word_hyphenated_across_lines_are_not_ligature_damage(self):
+        text = self.DAMAGED + "The rule was written by a natio-\nnalist who was thr-\nilled to play.\n"
+        lines = texts(clean(text, "en"))
+        assert lines[-2:] == ["nalist who was thr-", "illed to play."]
+        assert lines[1].startswith("The gold cost")  # the real damage is still repaired
+
+
+def test_two_entries_may_share_a_long_cross_reference_line():
+    shared = "See also: Initiative, Reactions, Triggered Abilities"
+    text = f"Interrupts\nAn interrupt cancels an effect.\n{shared}\n\nResponses\nA response follows an effect.\n{shared}\n"
+    lines = texts(clean(text, "en"))
+    assert lines.count(shared) == 2
