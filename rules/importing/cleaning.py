@@ -141,12 +141,17 @@ def _drop_running_furniture(lines: list[Line], result: Cleaned) -> list[Line]:
     if not furniture:
         return lines
     drop = {line.number for edge in edges for line in edge if _furniture_key(line.text) in furniture}
-    shown = sorted({line.text.strip() for edge in edges for line in edge if line.number in drop})
+    examples: dict[str, str] = {}  # one example per kind of furniture line, as written
+    for edge in edges:
+        for line in edge:
+            if line.number in drop:
+                examples.setdefault(_furniture_key(line.text), line.text.strip())
+    shown = [f"{text!r} ({pages_with[key]} pages)" for key, text in examples.items()]
     result.warnings.append(
         Warning(
             min(drop),
             f"dropped {len(drop)} running header/footer lines on {len(pages)} pages: "
-            + "; ".join(repr(text) for text in shown[:5])
+            + "; ".join(shown[:5])
             + (" …" if len(shown) > 5 else ""),
         )
     )
