@@ -224,7 +224,7 @@ def error_text(error: ImportRulesError) -> str:
     return gettext("Line %(line)s: %(message)s") % {"line": error.line, "message": error.message}
 
 
-def build_options(values: dict, *, dry_run: bool) -> ImportOptions:
+def build_options(values: dict, *, dry_run: bool, user=None) -> ImportOptions:
     """The same values always give the same options: preview and import agree."""
     existing = Source.objects.filter(
         game__slug=values["game"], language=values["language"], title=values["source_title"]
@@ -250,6 +250,7 @@ def build_options(values: dict, *, dry_run: bool) -> ImportOptions:
         page=values["page"],
         prune=values["prune"],
         dry_run=dry_run,
+        user=user,  # the history versions name the moderator who imported
     )
 
 
@@ -398,7 +399,7 @@ def import_view(request, model_admin):
         if form.is_valid():
             data, filename = form.document()
             values = form.import_values()
-            options = build_options(values, dry_run=True)
+            options = build_options(values, dry_run=True, user=request.user)
             try:
                 report = import_document(data, options, filename=filename)
             except ImportRulesError as error:
@@ -440,7 +441,7 @@ def confirm_view(request, model_admin):
         return redirect(form_url)
     if pending.values["prune"] and not model_admin.has_delete_permission(request):
         raise PermissionDenied
-    options = build_options(pending.values, dry_run=False)
+    options = build_options(pending.values, dry_run=False, user=request.user)
     try:
         report = import_document(pending.data, options, filename=pending.filename)
     except ImportRulesError as error:  # the database changed since the preview

@@ -43,7 +43,7 @@ def read_manifest(path: Path) -> list[ManifestDocument]:
                 game=game_slug,
                 language=doc["language"],
                 kind=doc.get("kind", "auto"),
-                source=SourceInfo(**source) if source else None,
+                source=SourceInfo(**source, update_existing=True) if source else None,
                 page=str(doc.get("page", "")),
                 status=doc.get("status", "published"),
                 game_name=game.get("name"),

@@ -18,6 +18,9 @@ class SourceInfo:
     official: bool = True
     url: str = ""
     attribution: str = ""
+    # An existing source of that title keeps its details unless this is set (a manifest
+    # is the source's description; a command line or upload only names it).
+    update_existing: bool = False
 
 
 @dataclass

@@ -422,7 +422,7 @@ def _source(game: Game, options) -> Source | None:
     source, created = Source.objects.get_or_create(
         game=game, language=options.language, title=info.title, defaults=values
     )
-    if not created and any(getattr(source, key) != value for key, value in values.items()):
+    if not created and info.update_existing and any(getattr(source, key) != value for key, value in values.items()):
         for key, value in values.items():
             setattr(source, key, value)
         source.save()

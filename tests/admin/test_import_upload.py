@@ -279,17 +279,22 @@ def test_unknown_game_without_a_name(client_, db):
     assert "Give the new game&#x27;s name." in html(response)
 
 
-def test_an_importer_error_names_its_line(client_, game, monkeypatch):
-    from rules.importing.errors import ImportRulesError
-
-    def refuse(*args, **kwargs):
-        raise ImportRulesError("the document is neither UTF-8 nor a known encoding", line=7)
-
-    monkeypatch.setattr("rules.admin_import.import_document", refuse)
-    response = upload(client_, GLOSSARY, game=game.pk)
+def test_an_importer_error_names_its_line(client_, game):
+    damaged = GLOSSARY.encode() + b"Ein \x00 Fehler\n"
+    line = damaged.count(b"\n")
+    response = upload(client_, damaged, game=game.pk)
     assert response.status_code == HTTPStatus.OK
-    expected = "Line 7: the document is neither UTF-8 nor a known encoding"
+    expected = f"Line {line}: the document is binary, not text (it contains NUL bytes)"
     assert expected in section(response, "import-form")
+    assert not Entry.objects.filter(game=game).exists()
+
+
+def test_the_history_names_the_moderator_who_imported(client_, game, moderator):
+    import_glossary(client_, game)
+    entry = Entry.objects.get(game=game, title="Angriff")
+    version = entry.history.get()
+    assert version.history_user == moderator
+    assert version.history_change_reason == "import: glossar"
 
 
 # --- Who may use it ------------------------------------------------------------------

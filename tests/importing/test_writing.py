@@ -165,3 +165,13 @@ def test_overlong_titles_are_shortened_with_a_warning_not_a_database_error():
     assert question.question.endswith("…")
     assert long_question in question.answer  # nothing is lost: the full text is kept
     assert any("shortened" in warning.message for warning in report.warnings)
+
+
+@pytest.mark.django_db
+def test_a_source_named_on_the_command_line_keeps_its_details():
+    from rules.models import Source
+
+    import_document(FIRST_EDITION, options(source=SourceInfo(title="Regelreferenz", version="1.5", attribution="Verlag")))
+    import_document(SECOND_EDITION, options(source=SourceInfo(title="Regelreferenz")))
+    source = Source.objects.get(title="Regelreferenz")
+    assert (source.version, source.attribution) == ("1.5", "Verlag")
