@@ -46,19 +46,26 @@ def wanted_references(entry) -> dict[tuple[str, bool], tuple[str, int]]:
     return wanted
 
 
-def rebuild_cross_references(entries) -> None:
-    """Replace the CrossReference rows of many saved entries at once (the importer's path)."""
+def rebuild_cross_references(entries, keys: dict[str, int] | None = None) -> None:
+    """Replace the CrossReference rows of many saved entries at once (the importer's path).
+
+    With ``keys`` (``resolution_keys()``) the new rows are born resolved, so the
+    resolution pass that follows has (almost) nothing left to update.
+    """
     from .models import CrossReference
 
+    keys = keys or {}
     ids = [entry.pk for entry in entries]
     for start in range(0, len(ids), 500):
         CrossReference.objects.filter(entry_id__in=ids[start : start + 500]).delete()
     rows = [
-        CrossReference(entry=entry, label=label, normalized_label=key, order=order, in_body=in_body)
+        CrossReference(
+            entry_id=entry.pk, label=label, normalized_label=key, order=order, in_body=in_body, target_id=keys.get(key)
+        )
         for entry in entries
         for (key, in_body), (label, order) in wanted_references(entry).items()
     ]
-    CrossReference.objects.bulk_create(rows, batch_size=500)
+    CrossReference.objects.bulk_create(rows, batch_size=1000)
 
 
 def sync_cross_references(entry) -> None:
@@ -88,9 +95,9 @@ def sync_cross_references(entry) -> None:
         CrossReference.objects.bulk_update(to_update, ["label", "order"])
 
 
-def resolve_references(game_id: int, language: str) -> int:
-    """Point every cross-reference of one game and language at its entry; return changes."""
-    from .models import CrossReference, Entry
+def resolution_keys(game_id: int, language: str) -> dict[str, int]:
+    """Normalised label → id of the published entry it resolves to, for one game and language."""
+    from .models import Entry
 
     keys: dict[str, int] = {}
     published = Entry.objects.filter(game_id=game_id, language=language, status=Status.PUBLISHED)
@@ -101,7 +108,14 @@ def resolve_references(game_id: int, language: str) -> int:
     for pk, _title, aliases in rows:
         for alias in aliases or []:
             keys.setdefault(normalize_label(str(alias)), pk)
+    return keys
 
+
+def resolve_references(game_id: int, language: str) -> int:
+    """Point every cross-reference of one game and language at its entry; return changes."""
+    from .models import CrossReference
+
+    keys = resolution_keys(game_id, language)
     refs = CrossReference.objects.filter(entry__game_id=game_id, entry__language=language).values_list(
         "pk", "normalized_label", "target_id"
     )

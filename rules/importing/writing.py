@@ -29,7 +29,7 @@ from django.utils import timezone
 from simple_history.utils import bulk_create_with_history, bulk_update_with_history
 
 from ..models import Entry, Erratum, Game, Source
-from ..references import deferred_resolution, rebuild_cross_references, resolve_references
+from ..references import deferred_resolution, rebuild_cross_references, resolution_keys, resolve_references
 from ..text import normalize_label, slugify_title
 from .cleaning import Warning
 from .pipeline import Outcome
@@ -235,7 +235,7 @@ class _Writer:
         if quiet:
             Entry.objects.bulk_update(quiet, ["order"], batch_size=BATCH)
         if changed_refs:
-            rebuild_cross_references(changed_refs)
+            rebuild_cross_references(changed_refs, resolution_keys(self.game.pk, self.options.language))
         self._record(plans, outcomes)
         for entry in saved.values():
             by_title[normalize_label(entry.title)] = entry
