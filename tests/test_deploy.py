@@ -58,9 +58,11 @@ def production_server(tmp_path):
     try:
         for _ in range(100):
             try:
-                urllib.request.urlopen(base + "/en/", timeout=1)
+                urllib.request.urlopen(base + "/en/", timeout=10)
                 break
-            except (urllib.error.URLError, ConnectionError):
+            # Not listening yet (refused), or a first answer slower than the timeout on
+            # a busy machine: wait and ask again.
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
                 time.sleep(0.1)
         else:
             raise AssertionError("gunicorn did not start: " + server.stderr.read1().decode())
