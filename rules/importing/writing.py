@@ -155,9 +155,12 @@ class _Writer:
         plans = self._plan(items)
         entries = self._write_entries(plans["entry"])
         errata = self._write_simple("erratum", plans["erratum"])
-        self._write_simple("question", plans["question"])
+        questions = self._write_simple("question", plans["question"])
         # After the entries: an erratum may affect an entry further down the document.
-        self._set_affects(plans["erratum"], errata, entries)
+        # An erratum's "see also" labels name the entries it changes; a question's, the
+        # entries it rules on.
+        self._link_entries(plans["erratum"], errata, entries, "affects", "to mark as affected")
+        self._link_entries(plans["question"], questions, entries, "related_entries", "to link")
 
     def _existing(self, type_: str) -> dict:
         model = self.models[type_]
@@ -333,26 +336,26 @@ class _Writer:
                 outcome or Outcome(plan.item.type, plan.item.title, "unchanged", plan.slug)
             )
 
-    def _set_affects(self, plans: list[Planned], errata: dict, entries: dict[str, Entry]) -> None:
+    def _link_entries(self, plans: list[Planned], rows: dict, entries: dict[str, Entry], relation: str, verb: str) -> None:
         by_name: dict[str, Entry] = {}
         for entry in entries.values():
             for name in entry.names:
                 by_name.setdefault(normalize_label(str(name)), entry)
         for plan in plans:
-            item, erratum = plan.item, errata[plan.slug]
-            if not item.affects:
+            item, row = plan.item, rows[plan.slug]
+            labels = list(dict.fromkeys([*item.affects, *item.cross_references]))
+            if not labels:
                 continue
             wanted: dict[int, Entry] = {}
-            for title in item.affects:
-                entry = by_name.get(normalize_label(title))
+            for label in labels:
+                entry = by_name.get(normalize_label(label))
                 if entry is None:
-                    self.report.warnings.append(
-                        Warning(item.line, f"erratum {item.title!r}: no entry {title!r} to mark as affected")
-                    )
+                    self.report.warnings.append(Warning(item.line, f"{item.title!r}: no entry {label!r} {verb}"))
                 else:
                     wanted[entry.pk] = entry
-            if {e.pk for e in erratum.affects.all()} != wanted.keys():
-                erratum.affects.set(wanted.values())
+            manager = getattr(row, relation)
+            if {e.pk for e in manager.all()} != wanted.keys():
+                manager.set(wanted.values())
 
     # -- pruning --------------------------------------------------------------------
 

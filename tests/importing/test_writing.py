@@ -175,3 +175,27 @@ def test_a_source_named_on_the_command_line_keeps_its_details():
     import_document(SECOND_EDITION, options(source=SourceInfo(title="Regelreferenz")))
     source = Source.objects.get(title="Regelreferenz")
     assert (source.version, source.attribution) == ("1.5", "Verlag")
+
+
+@pytest.mark.django_db
+def test_faq_see_also_links_questions_and_errata_to_their_entries():
+    from faq.models import Question
+    from rules.models import Erratum
+
+    import_document(FIRST_EDITION, options())
+    faq = (
+        "Darf ein Charakter zweimal angreifen?\n"
+        "Nein, jeder Charakter greift einmal pro Runde an.\n"
+        "Siehe auch: Angriff\n\n"
+        "Errata\n\n"
+        "Schadensmarker\n"
+        "Schaden wird mit Markern festgehalten, nicht mit Würfeln.\n"
+        "Siehe auch: Schaden, Würfel\n"
+    )
+    report = import_document(faq, options(kind="faq", source=SourceInfo(title="FAQ")))
+    question = Question.objects.get()
+    assert list(question.related_entries.values_list("title", flat=True)) == ["Angriff"]
+    erratum = Erratum.objects.get()
+    assert erratum.title == "Schadensmarker"
+    assert list(erratum.affects.values_list("title", flat=True)) == ["Schaden"]
+    assert any("'Würfel'" in warning.message for warning in report.warnings)
