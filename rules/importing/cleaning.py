@@ -15,7 +15,10 @@ from .vocabulary import is_foreign, is_own_language
 
 PAGE_NUMBER = re.compile(r"^\s*(?:\d{1,7}|\d{1,4}\s*/\s*\d{1,4}|[-–—]\s*\d{1,4}\s*[-–—])\s*$")
 LONE_BRACKET = re.compile(r"^\s*[\[\]{}|]\s*$")
-SUBSTANTIAL = 40  # characters: a line this long is not repeated by accident
+SUBSTANTIAL = 40  # characters: a line this long is not repeated by accident …
+# … but one wrapped line may be; a single repeated line counts as a duplicated block only
+# when it is a whole paragraph (web text has one line per paragraph).
+WHOLE_PARAGRAPH = 150
 
 
 @dataclass
@@ -259,7 +262,8 @@ def _drop_duplicate_blocks(lines: list[Line], result: Cleaned) -> list[Line]:
 
     A repeat starts at a substantial line (long enough not to repeat by accident) seen
     before, and runs as long as the following lines match those after the first
-    occurrence, short lines included.
+    occurrence, short lines included. It must be two lines or more, or one whole
+    paragraph.
     """
     content = [line for line in lines if line.text.strip()]
     first_seen: dict[str, int] = {}
@@ -278,6 +282,12 @@ def _drop_duplicate_blocks(lines: list[Line], result: Cleaned) -> list[Line]:
                 and content[index + length].text.strip() == content[earlier + length].text.strip()
             ):
                 length += 1
+            repeated = sum(len(content[index + offset].text.strip()) for offset in range(length))
+            if length < 2 and repeated < WHOLE_PARAGRAPH:
+                # One wrapped line that happens to repeat is text, not a duplicated block.
+                first_seen.setdefault(key, index)
+                index += 1
+                continue
             for offset in range(length):
                 drop.add(content[index + offset].number)
             result.warnings.append(

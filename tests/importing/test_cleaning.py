@@ -104,3 +104,16 @@ def test_two_entries_may_share_a_long_cross_reference_line():
     text = f"Interrupts\nAn interrupt cancels an effect.\n{shared}\n\nResponses\nA response follows an effect.\n{shared}\n"
     lines = texts(clean(text, "en"))
     assert lines.count(shared) == 2
+
+
+def test_one_wrapped_line_that_happens_to_repeat_is_kept():
+    line = "Erholungsphase macht jeder Spieler alle seine Karten bereit."
+    text = f"Bereit\nIn der\n{line}\n\nZug\nNach der\n{line}\n"
+    assert texts(clean(text, "de")).count(line) == 2
+
+
+def test_a_duplicated_block_of_lines_is_dropped_once_and_reported():
+    block = "Ein Angriff fügt dem Gegner Schaden zu, der seinem Angriffswert\nentspricht, sofern der Gegner nicht verteidigt."
+    cleaned = clean(f"Angriff\n{block}\n{block}\n\nSchaden\nSchaden bleibt liegen.\n", "de")
+    assert texts(cleaned).count("entspricht, sofern der Gegner nicht verteidigt.") == 1
+    assert any("they repeat lines 2–3" in warning.message for warning in cleaned.warnings)
