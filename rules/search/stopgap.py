@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from .models import Entry
-from .text import fold_diacritics
+from ..models import Entry
+from ..text import fold_diacritics
 
 MAX_QUERY_LENGTH = 200
 _WORD = re.compile(r"\w+")

@@ -1,0 +1,24 @@
+"""Search: one service the search page, the API and the suggestions all use.
+
+    results = search("recations", game="a-game-of-thrones-2nd-edition", language="en", type="entry")
+    results.hits          # [Hit], best first (type, title, game, language, snippet, url, score)
+    results.total         # how many matched
+    results.suggestion    # "reactions": a "did you mean", when nothing (or little) matched
+    suggest("reac", language="en")  # [Suggestion]: titles and aliases as you type
+
+A query is at most ``MAX_QUERY_LENGTH`` characters (``QueryTooLong`` otherwise); NUL
+bytes, punctuation and full-text syntax are only ever text, so a query never errors.
+"""
+
+from .service import (
+    MAX_QUERY_LENGTH,
+    TYPES,
+    Hit,
+    QueryTooLong,
+    SearchResults,
+    Suggestion,
+    search,
+    suggest,
+)
+
+__all__ = ["MAX_QUERY_LENGTH", "TYPES", "Hit", "QueryTooLong", "SearchResults", "Suggestion", "search", "suggest"]
