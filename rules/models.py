@@ -370,3 +370,6 @@ def _entry_body_html(entry) -> "SafeString":
         return target.get_absolute_url() if target else None
 
     return render_markdown(entry.body, resolve)
+
+
+from .search.models import SearchDocument  # noqa: E402,F401 - registered with this app

@@ -94,6 +94,7 @@ from simple_history.utils import bulk_create_with_history, bulk_update_with_hist
 from ..languages import CONTENT_LANGUAGE_CODES
 from ..models import Entry, Erratum, Game, Source
 from ..references import deferred_resolution, rebuild_cross_references, request_resolution
+from ..search.index import update_game as update_search_index
 from .cleaning import Warning
 from .errors import ImportRulesError
 from .pipeline import ImportOptions, ImportReport, Outcome
@@ -784,6 +785,7 @@ def import_canonical(text: str, options: ImportOptions) -> ImportReport:
             _check_references(plan, existing, options.prune)  # still before any write
             with deferred_resolution():
                 _write(plan, existing, options, report)
+            update_search_index(plan.game["slug"])  # bulk writes send no signals
             if options.dry_run:
                 # Everything above ran for real, so the report is exact; now undo it.
                 transaction.set_rollback(True)

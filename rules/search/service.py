@@ -1,8 +1,33 @@
-"""The search service's public shapes (see the package docstring)."""
+"""The search service: query → ranked, highlighted hits (see the package docstring).
 
+How a query runs:
+
+1. Its words become groups of index terms (``normalize``): each word stemmed in the
+   language searched (or in every content language, when none is chosen), then folded.
+2. The database matches every group (``backends``: FTS5 or tsvector).
+3. Nothing matched? Words the index does not know are corrected to the closest title or
+   body word (``fuzzy``), and the corrected query runs; its words are the "did you mean"
+   suggestion. Still nothing? Any group may match.
+4. The candidates are ranked here, the same on both databases: an exact title or alias
+   match first, then how many query words the title holds, then the database's
+   relevance, with a small boost for items changed in the last months (a fresh erratum
+   is not buried under old entries).
+"""
+
+import re
+import unicodedata
 from dataclasses import dataclass, field
+from datetime import timedelta
 
-from django.utils.safestring import SafeString
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from ..languages import CONTENT_LANGUAGE_CODES
+from . import backends, fuzzy
+from .models import SearchDocument
+from .normalize import _STOPWORDS, fold, name_key, term, words
 
 MAX_QUERY_LENGTH = 200
 TYPES = ("entry", "erratum", "question")
@@ -53,40 +78,60 @@ def search(
     type: str | None = None,  # noqa: A002 - the API's parameter name
     limit: int = 100,
 ) -> SearchResults:
-    # INTERIM: entries only, over the stop-gap; replaced by the index-backed engine.
-    from ..models import Game
-    from .stopgap import search_entries
-
     query = _checked(query)
-    if type not in (None, "", "entry"):
-        return SearchResults(query)
-    game_obj = Game.objects.filter(slug=game).first() if game else None
-    if game and game_obj is None:
-        return SearchResults(query)
-    hits = [
-        Hit("entry", h.entry.pk, h.entry.display_title, h.entry.game.slug, h.entry.game.name, h.entry.language,
-            h.snippet, h.entry.get_absolute_url(), h.score, h.entry.number)
-        for h in search_entries(query, language=language or None, game=game_obj, limit=limit)
-    ]
-    return SearchResults(query, hits, len(hits))
+    results = SearchResults(query)
+    scope = _scope(game, language, type)
+    query_words = _query_words(query, language)
+    if scope is None or not query_words:
+        return results
+    groups = _groups(query_words, language)
+    found, total = backends.match(groups, scope, mode="all")
+    if not found:
+        corrected = [fuzzy.correct(word, language) if not _known(group, scope) else None for word, group in zip(query_words, groups, strict=True)]
+        if any(corrected):
+            fixed_words = [fix or word for word, fix in zip(query_words, corrected, strict=True)]
+            results.suggestion = " ".join(fixed_words)
+            query_words, groups = fixed_words, _groups(fixed_words, language)
+            found, total = backends.match(groups, scope, mode="all")
+    if not found and len(groups) > 1:
+        found, total = backends.match(groups, scope, mode="any")
+    if not found:
+        return results
+    results.total = total
+    results.hits = _rank(found, groups, query_words, query, limit)
+    return results
 
 
 def suggest(query: str, *, game: str | None = None, language: str | None = None, limit: int = 8) -> list[Suggestion]:
-    # INTERIM: prefix of titles, over the stop-gap's data.
-    from ..models import Entry
-
-    query = _checked(query).strip()
-    if not query:
+    """Titles (and aliases) that start like the query, for suggestions as you type."""
+    query = _checked(query)
+    scope = _scope(game, language, None)
+    typed = words(query)
+    if scope is None or not typed:
         return []
-    entries = Entry.objects.published().select_related("game").filter(title__istartswith=query)
-    if game:
-        entries = entries.filter(game__slug=game)
-    if language:
-        entries = entries.filter(language=language)
+    groups = _groups(typed, language)
+    groups[-1] = list(dict.fromkeys([fold(typed[-1]), *groups[-1]]))  # the word being typed, unstemmed too
+    found, _ = backends.match(groups, scope, mode="all", title_only=True, limit=50, prefix_from=1)
+    if not found:
+        return []
+    key = name_key(query)
+    documents = SearchDocument.objects.in_bulk([doc_id for doc_id, _ in found])
+    rows = []
+    for position, (doc_id, _) in enumerate(found):
+        document = documents[doc_id]
+        keys = document.name_keys.split("\n")
+        title_first = keys[0].startswith(key)
+        alias = not title_first and any(k.startswith(key) for k in keys[1:])
+        rows.append((not title_first, not alias, position, len(document.title), document, alias))
+    rows.sort(key=lambda row: row[:4])
+    games = _games({row[4].game_id for row in rows[:limit]})
     return [
-        Suggestion("entry", e.pk, e.title, False, e.game.slug, e.language, e.get_absolute_url())
-        for e in entries.order_by("title")[:limit]
+        Suggestion(doc.item_type, doc.item_id, doc.title, alias, games[doc.game_id].slug, doc.language, _url(doc, games[doc.game_id].slug))
+        for *_, doc, alias in rows[:limit]
     ]
+
+
+# -- the steps ---------------------------------------------------------------------
 
 
 def _checked(query: str) -> str:
@@ -94,3 +139,126 @@ def _checked(query: str) -> str:
     if len(query) > MAX_QUERY_LENGTH:
         raise QueryTooLong(f"the query is longer than {MAX_QUERY_LENGTH} characters")
     return query
+
+
+def _scope(game: str | None, language: str | None, item_type: str | None) -> backends.Scope | None:
+    """The filters as ids; None when they can match nothing (an unknown game)."""
+    from ..models import Game
+
+    game_id = None
+    if game:
+        game_id = Game.objects.filter(slug=game).values_list("pk", flat=True).first()
+        if game_id is None:
+            return None
+    return backends.Scope(language or None, game_id, item_type or None)
+
+
+def _query_words(query: str, language: str | None) -> list[str]:
+    """The query's words without function words (unless that leaves none), at most ten."""
+    all_words = list(dict.fromkeys(words(query)))
+    stop = _STOPWORDS.get(language) if language else frozenset().union(*_STOPWORDS.values())
+    kept = [word for word in all_words if word not in (stop or ())] or all_words
+    return kept[:10]
+
+
+def _groups(query_words: list[str], language: str | None) -> list[list[str]]:
+    languages = [language] if language else CONTENT_LANGUAGE_CODES
+    groups = []
+    for word in query_words:
+        group = list(dict.fromkeys(t for t in (term(word, lang) for lang in languages) if t))
+        if group:
+            groups.append(group)
+    return groups
+
+
+def _known(group: list[str], scope: backends.Scope) -> bool:
+    return bool(backends.match([group], scope, mode="all", limit=1)[0])
+
+
+def _rank(found: list[tuple[int, float]], groups: list[list[str]], query_words: list[str], original: str, limit: int) -> list[Hit]:
+    documents = SearchDocument.objects.in_bulk([doc_id for doc_id, _ in found])
+    best = max((rank for _, rank in found), default=1.0) or 1.0
+    keys = {name_key(" ".join(query_words)), name_key(original)}
+    recent, fresh = timezone.now() - timedelta(days=180), timezone.now() - timedelta(days=30)
+    scored = []
+    for doc_id, rank in found:
+        document = documents[doc_id]
+        title_terms = document.title_terms.split()
+        in_title = sum(1 for group in groups if _any_prefix(group, title_terms))
+        score = 10 * rank / best
+        if keys & set(document.name_keys.split("\n")):
+            score += 100
+        score += 40 * in_title / len(groups) + (10 if in_title == len(groups) else 0)
+        if document.updated_at >= fresh:
+            score += 3
+        elif document.updated_at >= recent:
+            score += 1
+        scored.append((round(score, 3), document))
+    scored.sort(key=lambda pair: (-pair[0], len(pair[1].title), fold(pair[1].title)))
+    games = _games({document.game_id for _, document in scored[:limit]})
+    return [
+        Hit(
+            document.item_type,
+            document.item_id,
+            document.title,
+            games[document.game_id].slug,
+            games[document.game_id].name,
+            document.language,
+            highlight(document.body_text, groups, document.language),
+            _url(document, games[document.game_id].slug),
+            score,
+            document.number,
+        )
+        for score, document in scored[:limit]
+    ]
+
+
+def _any_prefix(group: list[str], terms: list[str]) -> bool:
+    return any(t.startswith(g) if len(g) >= 3 else t == g for g in group for t in terms)
+
+
+def _games(ids: set[int]) -> dict:
+    from ..models import Game
+
+    return Game.objects.in_bulk(ids)
+
+
+def _url(document: SearchDocument, game_slug: str) -> str:
+    if document.item_type == "entry":
+        return reverse("rules:entry", kwargs={"game": game_slug, "slug": document.slug})
+    if document.item_type == "erratum":
+        return reverse("rules:errata", kwargs={"game": game_slug}) + f"#{document.slug}"
+    return reverse("faq:list", kwargs={"game": game_slug}) + f"#{document.slug}"
+
+
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def highlight(text: str, groups: list[list[str]], language: str, width: int = 240) -> SafeString:
+    """A snippet around the first matched word, every matched word in <mark>; escaped."""
+    spans = []
+    for match in _TOKEN.finditer(text):
+        word = unicodedata.normalize("NFKC", match.group(0)).casefold()
+        if _any_prefix([t for group in groups for t in group], [term(word, language), fold(word)]):
+            spans.append((match.start(), match.end()))
+    if not spans:
+        return mark_safe(escape(_clip(text, 0, width)))  # noqa: S308 - escaped
+    start = max(0, spans[0][0] - width // 4)
+    if start:
+        start = text.find(" ", start) + 1 or start
+    end = min(len(text), start + width)
+    out, position = [], start
+    for a, b in spans:
+        if a < start or b > end:
+            continue
+        out.append(escape(text[position:a]))
+        out.append(f"<mark>{escape(text[a:b])}</mark>")
+        position = b
+    out.append(escape(text[position:end]))
+    prefix = "… " if start else ""
+    suffix = " …" if end < len(text) else ""
+    return mark_safe(prefix + "".join(out) + suffix)  # noqa: S308 - every piece is escaped
+
+
+def _clip(text: str, start: int, width: int) -> str:
+    return text[start : start + width] + (" …" if len(text) > start + width else "")

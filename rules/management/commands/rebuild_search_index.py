@@ -1,0 +1,20 @@
+"""Recreate the search index from the published entries, errata and FAQ questions.
+
+Not needed in normal use (saves, deletes and imports keep the index current); for after
+a raw SQL change, a restore, or a change to how terms are made.
+"""
+
+import time
+
+from django.core.management.base import BaseCommand
+
+from rules.search.index import rebuild
+
+
+class Command(BaseCommand):
+    help = "Recreate the search index from the published items."
+
+    def handle(self, *args, **options):
+        started = time.perf_counter()
+        count = rebuild()
+        self.stdout.write(f"search index rebuilt: {count} documents in {time.perf_counter() - started:.1f} s")

@@ -1,0 +1,99 @@
+"""Each database's full-text match over the index terms: FTS5 on SQLite, tsvector on
+PostgreSQL. Both take the same input (groups of alternative terms, all ``[a-z0-9]+``)
+and return the same output (document ids with a relevance, best first, and a count).
+
+A group is one query word: its terms in the languages searched ("karten" → kart,
+karten). ``mode="all"`` needs every group to match, ``"any"`` one of them. Terms of three
+characters or more match as prefixes ("kart" finds "kartenspiel", German compounds
+included); shorter ones match whole.
+"""
+
+from dataclasses import dataclass
+
+from django.db import connection
+
+FTS = "rules_searchdocument_fts"
+TABLE = "rules_searchdocument"
+
+
+@dataclass
+class Scope:
+    language: str | None = None
+    game_id: int | None = None
+    item_type: str | None = None
+
+    def where(self) -> tuple[str, list]:
+        sql, params = "", []
+        for column, value in (("d.language", self.language), ("d.game_id", self.game_id), ("d.item_type", self.item_type)):
+            if value is not None:
+                sql += f" AND {column} = %s"
+                params.append(value)
+        return sql, params
+
+
+def match(
+    groups: list[list[str]],
+    scope: Scope,
+    *,
+    mode: str = "all",
+    title_only: bool = False,
+    limit: int = 300,
+    prefix_from: int = 3,
+) -> tuple[list[tuple[int, float]], int]:
+    """(document id, relevance) best first, at most ``limit``; and the number of matches.
+
+    Terms of ``prefix_from`` characters or more match as prefixes (suggestions use 1:
+    the word being typed is unfinished).
+    """
+    if not groups:
+        return [], 0
+    if connection.vendor == "postgresql":
+        return _postgresql(groups, scope, mode, title_only, limit, prefix_from)
+    return _sqlite(groups, scope, mode, title_only, limit, prefix_from)
+
+
+def _sqlite(groups, scope, mode, title_only, limit, prefix_from):
+    def one(term: str) -> str:
+        return f'"{term}"*' if len(term) >= prefix_from else f'"{term}"'
+
+    joined = f" {'AND' if mode == 'all' else 'OR'} ".join(
+        "(" + " OR ".join(one(term) for term in group) + ")" for group in groups
+    )
+    expression = f"{{title_terms}} : ({joined})" if title_only else joined
+    where, params = scope.where()
+    # FTS5 wants the table's own name (not an alias) in MATCH and bm25().
+    base = f"FROM {FTS} JOIN {TABLE} d ON d.id = {FTS}.rowid WHERE {FTS} MATCH %s{where}"
+    with connection.cursor() as cursor:
+        # bm25: lower is better; titles weigh five times bodies.
+        cursor.execute(f"SELECT d.id, -bm25({FTS}, 5.0, 1.0) AS rank {base} ORDER BY rank DESC LIMIT %s", [expression, *params, limit])  # noqa: S608
+        rows = cursor.fetchall()
+        total = len(rows)
+        if total == limit:
+            cursor.execute(f"SELECT COUNT(*) {base}", [expression, *params])  # noqa: S608
+            total = cursor.fetchone()[0]
+    return [(row[0], float(row[1])) for row in rows], total
+
+
+def _postgresql(groups, scope, mode, title_only, limit, prefix_from):
+    weight = "A" if title_only else ""
+
+    def one(term: str) -> str:
+        return f"{term}:*{weight}" if len(term) >= prefix_from else (f"{term}:{weight}" if weight else term)
+
+    joined = f" {'&' if mode == 'all' else '|'} ".join(
+        "(" + " | ".join(one(term) for term in group) + ")" for group in groups
+    )
+    where, params = scope.where()
+    base = f"FROM {TABLE} d WHERE d.search_vector @@ to_tsquery('simple', %s){where}"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT d.id, ts_rank_cd(d.search_vector, to_tsquery('simple', %s)) AS rank {base} "  # noqa: S608
+            "ORDER BY rank DESC LIMIT %s",
+            [joined, joined, *params, limit],
+        )
+        rows = cursor.fetchall()
+        total = len(rows)
+        if total == limit:
+            cursor.execute(f"SELECT COUNT(*) {base}", [joined, *params])  # noqa: S608
+            total = cursor.fetchone()[0]
+    return [(row[0], float(row[1])) for row in rows], total

@@ -1,0 +1,149 @@
+"""Keep the search index current: build documents from items, upsert, delete, rebuild.
+
+Only published items are indexed. Saves and deletes reach the index through signals
+(``connect_signals``, called from ``RulesConfig.ready``); the importers write in bulk,
+which sends no signals, so they call ``update_items`` with what they wrote. Either way
+there is no manual step; ``rebuild`` (``manage.py rebuild_search_index``) recreates
+the whole index from the items, e.g. after a raw SQL change.
+"""
+
+import re
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
+
+from ..querysets import Status
+from ..references import WIKI_LINK
+from .models import SearchDocument
+from .normalize import name_key, terms
+
+BATCH = 500
+_MARKUP = re.compile(r"[*_`#>|]+|\\\\(?=\S)|^\s*[-+]\s+|^\s*\d+[.)]\s+", re.MULTILINE)
+
+
+def plain_text(markdown: str) -> str:
+    """Markdown → the text a reader sees: link labels kept, markup and escapes dropped."""
+    text = WIKI_LINK.sub(lambda m: m.group(2) or m.group(1), markdown or "")
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # [label](url)
+    text = _MARKUP.sub("", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _models() -> dict[str, type]:
+    from faq.models import Question
+
+    from ..models import Entry, Erratum
+
+    return {"entry": Entry, "erratum": Erratum, "question": Question}
+
+
+def document_for(item_type: str, item) -> SearchDocument:
+    """The index row for one published item (unsaved)."""
+    if item_type == "entry":
+        title, names, body = item.title, [item.title, *item.aliases], item.body
+    elif item_type == "erratum":
+        title, names, body = item.title, [item.title], f"{item.corrected_text}\n\n{item.original_text}"
+    else:
+        title, names, body = item.question, [item.question], f"{item.answer}\n\n{item.topic}"
+    language = item.language
+    text = plain_text(body)
+    return SearchDocument(
+        item_type=item_type,
+        item_id=item.pk,
+        game_id=item.game_id,
+        language=language,
+        slug=item.slug,
+        number=getattr(item, "number", "") or "",
+        title=title[:500],
+        name_keys="\n".join(dict.fromkeys(name_key(str(name)) for name in names)),
+        title_terms=" ".join(terms(" ".join(str(name) for name in names), language)),
+        body_terms=" ".join(terms(text, language)),
+        body_text=text,
+        updated_at=item.updated_at,
+    )
+
+
+FIELDS = ["game_id", "language", "slug", "number", "title", "name_keys", "title_terms", "body_terms", "body_text", "updated_at"]
+
+
+def update_items(item_type: str, ids: Iterable[int]) -> None:
+    """Bring the index rows of these items up to date (published: upsert; else: delete)."""
+    ids = list(ids)
+    model = _models()[item_type]
+    for start in range(0, len(ids), BATCH):
+        chunk = ids[start : start + BATCH]
+        items = model.objects.filter(pk__in=chunk, status=Status.PUBLISHED)
+        documents = {item.pk: document_for(item_type, item) for item in items}
+        existing = {
+            doc.item_id: doc for doc in SearchDocument.objects.filter(item_type=item_type, item_id__in=chunk)
+        }
+        gone = [doc.pk for item_id, doc in existing.items() if item_id not in documents]
+        if gone:
+            SearchDocument.objects.filter(pk__in=gone).delete()
+        new, changed = [], []
+        for item_id, document in documents.items():
+            current = existing.get(item_id)
+            if current is None:
+                new.append(document)
+            elif any(getattr(current, field) != getattr(document, field) for field in FIELDS):
+                document.pk = current.pk
+                changed.append(document)
+        SearchDocument.objects.bulk_create(new, batch_size=BATCH)
+        if changed:
+            SearchDocument.objects.bulk_update(changed, FIELDS, batch_size=BATCH)
+
+
+def update_game(slug: str) -> None:
+    """Bring every index row of one game up to date (after a bulk import of it)."""
+    from ..models import Game
+
+    game = Game.objects.filter(slug=slug).first()
+    if game is None:
+        return
+    for item_type, model in _models().items():
+        ids = set(model.objects.filter(game=game).values_list("pk", flat=True))
+        indexed = set(SearchDocument.objects.filter(game=game, item_type=item_type).values_list("item_id", flat=True))
+        remove_items(item_type, indexed - ids)
+        update_items(item_type, sorted(ids))
+
+
+def remove_items(item_type: str, ids: Iterable[int]) -> None:
+    SearchDocument.objects.filter(item_type=item_type, item_id__in=list(ids)).delete()
+
+
+def rebuild() -> int:
+    """Recreate the whole index from the published items; return how many rows it has."""
+    with transaction.atomic():
+        SearchDocument.objects.all().delete()
+        for item_type, model in _models().items():
+            ids = model.objects.filter(status=Status.PUBLISHED).values_list("pk", flat=True).iterator()
+            batch: list[int] = []
+            for pk in ids:
+                batch.append(pk)
+                if len(batch) >= BATCH:
+                    update_items(item_type, batch)
+                    batch = []
+            update_items(item_type, batch)
+    return SearchDocument.objects.count()
+
+
+def connect_signals() -> None:
+    for item_type, model in _models().items():
+        post_save.connect(_saved(item_type), sender=model, weak=False, dispatch_uid=f"search-save-{item_type}")
+        post_delete.connect(_deleted(item_type), sender=model, weak=False, dispatch_uid=f"search-delete-{item_type}")
+
+
+def _saved(item_type: str):
+    def handler(sender, instance, raw=False, **kwargs):
+        if not raw:  # loaddata: rebuild afterwards
+            update_items(item_type, [instance.pk])
+
+    return handler
+
+
+def _deleted(item_type: str):
+    def handler(sender, instance, **kwargs):
+        remove_items(item_type, [instance.pk])
+
+    return handler

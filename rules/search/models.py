@@ -1,0 +1,37 @@
+"""The search index: one row per published entry, erratum and FAQ question.
+
+Rows are derived data, rebuilt from the items at any time
+(``manage.py rebuild_search_index``) and kept current on every save, import and delete
+(``rules.search.index``). On top of this table each database has its own full-text
+index, created by migration 0002 for that vendor only:
+
+* SQLite: an FTS5 table over ``title_terms`` and ``body_terms`` with ``content=`` this
+  table, kept in step by triggers;
+* PostgreSQL: a generated ``tsvector`` column (titles weighted A, bodies B, the
+  ``simple`` configuration because terms arrive stemmed and folded) with a GIN index.
+"""
+
+from django.db import models
+
+
+class SearchDocument(models.Model):
+    item_type = models.CharField(max_length=16)  # entry | erratum | question
+    item_id = models.PositiveBigIntegerField()
+    game = models.ForeignKey("rules.Game", on_delete=models.CASCADE, related_name="+")
+    language = models.CharField(max_length=8)
+    slug = models.CharField(max_length=200)
+    number = models.CharField(max_length=32, blank=True)
+    title = models.CharField(max_length=500)
+    # Exact-match keys: the title's and each alias's folded words, one per line.
+    name_keys = models.TextField(blank=True)
+    title_terms = models.TextField(blank=True)  # title and aliases as index terms
+    body_terms = models.TextField(blank=True)
+    body_text = models.TextField(blank=True)  # plain text, for snippets
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["item_type", "item_id"], name="unique_search_document")]
+        indexes = [models.Index(fields=["language", "game"])]
+
+    def __str__(self) -> str:
+        return f"{self.item_type} {self.item_id}: {self.title}"
