@@ -30,7 +30,7 @@ from simple_history.utils import bulk_create_with_history, bulk_update_with_hist
 
 from ..models import Entry, Erratum, Game, Source
 from ..references import deferred_resolution, rebuild_cross_references, resolution_keys, resolve_references
-from ..search.index import update_items as update_search_index
+from ..search.index import index_objects as index_for_search
 from ..text import normalize_label, slugify_title
 from .cleaning import Warning
 from .pipeline import Outcome
@@ -61,8 +61,8 @@ def write_items(items: list[ParsedItem], options, report) -> None:
             if options.prune and source is not None:
                 writer.prune()  # deletes one by one: the search index follows by signal
         resolve_references(game.pk, options.language)
-        for item_type, ids in writer.written.items():  # bulk writes send no signals
-            update_search_index(item_type, ids)
+        for item_type, rows in writer.written.items():  # bulk writes send no signals
+            index_for_search(item_type, rows)
         if options.dry_run:
             # Everything above ran for real, so the report is exact; now undo it.
             transaction.set_rollback(True)
@@ -76,7 +76,7 @@ class _Writer:
         self.reason = f"import: {source.title if source else 'document'}"
         self.models = {"entry": Entry, "erratum": Erratum, "question": Question}
         self.kept: dict[str, set[str]] = defaultdict(set)  # type → slugs in the document
-        self.written: dict[str, list[int]] = defaultdict(list)  # type → ids created or changed
+        self.written: dict[str, list] = defaultdict(list)  # type → rows created or changed
 
     # -- planning -------------------------------------------------------------------
 
@@ -319,7 +319,7 @@ class _Writer:
         saved = bulk_create_with_history(
             objs, model, batch_size=BATCH, default_change_reason=self.reason, default_user=self.options.user
         )
-        self.written[_type_of(model)].extend(obj.pk for obj in saved)
+        self.written[_type_of(model)].extend(saved)
         return saved
 
     def _update(self, model, updates: list[tuple[object, list[str]]]) -> None:
@@ -334,7 +334,7 @@ class _Writer:
         bulk_update_with_history(
             objs, model, fields, batch_size=BATCH, default_change_reason=self.reason, default_user=self.options.user
         )
-        self.written[_type_of(model)].extend(obj.pk for obj in objs)
+        self.written[_type_of(model)].extend(objs)
 
     def _record(self, plans: list[Planned], created: dict[str, Outcome]) -> None:
         for plan in plans:

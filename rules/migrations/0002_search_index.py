@@ -7,7 +7,7 @@ from django.db import migrations, models
 SQLITE = [
     """CREATE VIRTUAL TABLE rules_searchdocument_fts USING fts5(
         title_terms, body_terms, content='rules_searchdocument', content_rowid='id',
-        tokenize='unicode61', prefix='2 3 4')""",
+        tokenize='unicode61', detail='column')""",
     """CREATE TRIGGER rules_searchdocument_ai AFTER INSERT ON rules_searchdocument BEGIN
         INSERT INTO rules_searchdocument_fts(rowid, title_terms, body_terms)
         VALUES (new.id, new.title_terms, new.body_terms); END""",

@@ -73,8 +73,24 @@ def update_items(item_type: str, ids: Iterable[int]) -> None:
     model = _models()[item_type]
     for start in range(0, len(ids), BATCH):
         chunk = ids[start : start + BATCH]
-        items = model.objects.filter(pk__in=chunk, status=Status.PUBLISHED)
-        documents = {item.pk: document_for(item_type, item) for item in items}
+        index_objects(item_type, model.objects.filter(pk__in=chunk), chunk)
+
+
+def index_objects(item_type: str, items, ids: list[int] | None = None) -> None:
+    """Index rows for these (loaded) items: published ones upserted, others removed.
+
+    ``ids`` are all the items concerned (default: the given ones), so that an item no
+    longer in ``items`` (unpublished, deleted) loses its row too.
+    """
+    items = list(items)
+    ids = ids if ids is not None else [item.pk for item in items]
+    for start in range(0, len(ids), BATCH):
+        chunk = set(ids[start : start + BATCH])
+        documents = {
+            item.pk: document_for(item_type, item)
+            for item in items
+            if item.pk in chunk and item.status == Status.PUBLISHED
+        }
         existing = {
             doc.item_id: doc for doc in SearchDocument.objects.filter(item_type=item_type, item_id__in=chunk)
         }
