@@ -10,6 +10,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import DefaultRouter
 
 from faq.api.urls import router as faq_router
+from rules.api.search import SearchViewSet
 from rules.api.urls import router as rules_router
 from rules.api.views import not_found
 
@@ -19,6 +20,8 @@ app_name = "api"
 router = DefaultRouter()
 for app_router in (rules_router, faq_router):
     router.registry.extend(app_router.registry)
+# Search spans both apps: /search/ and its /search/suggest/ action, listed in the root.
+router.register("search", SearchViewSet, basename="search")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -64,6 +64,7 @@ class Migration(migrations.Migration):
                 ('slug', models.CharField(max_length=200)),
                 ('number', models.CharField(blank=True, max_length=32)),
                 ('title', models.CharField(max_length=500)),
+                ('names', models.TextField(blank=True)),
                 ('name_keys', models.TextField(blank=True)),
                 ('title_terms', models.TextField(blank=True)),
                 ('body_terms', models.TextField(blank=True)),

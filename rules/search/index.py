@@ -48,6 +48,9 @@ def document_for(item_type: str, item) -> SearchDocument:
         title, names, body = item.question, [item.question], f"{item.answer}\n\n{item.topic}"
     language = item.language
     text = plain_text(body)
+    by_key: dict[str, str] = {}  # one name per exact-match key, the title first
+    for name in names:
+        by_key.setdefault(name_key(str(name)), str(name).replace("\n", " "))
     return SearchDocument(
         item_type=item_type,
         item_id=item.pk,
@@ -56,7 +59,8 @@ def document_for(item_type: str, item) -> SearchDocument:
         slug=item.slug,
         number=getattr(item, "number", "") or "",
         title=title[:500],
-        name_keys="\n".join(dict.fromkeys(name_key(str(name)) for name in names)),
+        names="\n".join(by_key.values()),
+        name_keys="\n".join(by_key),
         title_terms=" ".join(terms(" ".join(str(name) for name in names), language)),
         body_terms=" ".join(terms(text, language)),
         body_text=text,
@@ -64,7 +68,7 @@ def document_for(item_type: str, item) -> SearchDocument:
     )
 
 
-FIELDS = ["game_id", "language", "slug", "number", "title", "name_keys", "title_terms", "body_terms", "body_text", "updated_at"]
+FIELDS = ["game_id", "language", "slug", "number", "title", "names", "name_keys", "title_terms", "body_terms", "body_text", "updated_at"]
 
 
 def update_items(item_type: str, ids: Iterable[int]) -> None:

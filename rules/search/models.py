@@ -22,7 +22,9 @@ class SearchDocument(models.Model):
     slug = models.CharField(max_length=200)
     number = models.CharField(max_length=32, blank=True)
     title = models.CharField(max_length=500)
-    # Exact-match keys: the title's and each alias's folded words, one per line.
+    # The title and each alias as written, one per line; and their exact-match keys
+    # (folded words), line for line.
+    names = models.TextField(blank=True)
     name_keys = models.TextField(blank=True)
     title_terms = models.TextField(blank=True)  # title and aliases as index terms
     body_terms = models.TextField(blank=True)

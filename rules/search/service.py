@@ -63,8 +63,8 @@ class SearchResults:
 class Suggestion:
     type: str
     id: int
-    title: str  # the title, or the alias that matched
-    matched_alias: bool
+    title: str  # the item's title
+    alias: str  # the alias the typed text matched, when it matched an alias, else ""
     game_slug: str
     language: str
     url: str
@@ -119,9 +119,9 @@ def suggest(query: str, *, game: str | None = None, language: str | None = None,
     rows = []
     for position, (doc_id, _) in enumerate(found):
         document = documents[doc_id]
-        keys = document.name_keys.split("\n")
+        keys, names = document.name_keys.split("\n"), document.names.split("\n")
         title_first = keys[0].startswith(key)
-        alias = not title_first and any(k.startswith(key) for k in keys[1:])
+        alias = "" if title_first else next((n for k, n in zip(keys[1:], names[1:], strict=False) if k.startswith(key)), "")
         rows.append((not title_first, not alias, position, len(document.title), document, alias))
     rows.sort(key=lambda row: row[:4])
     games = _games({row[4].game_id for row in rows[:limit]})

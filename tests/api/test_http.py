@@ -26,6 +26,7 @@ def test_api_root_lists_every_endpoint(client, db):
         "entries": f"{BASE}/api/v1/entries/",
         "errata": f"{BASE}/api/v1/errata/",
         "faq": f"{BASE}/api/v1/faq/",
+        "search": f"{BASE}/api/v1/search/",
     }
 
 
@@ -113,7 +114,7 @@ def test_schema_is_openapi_3_with_every_endpoint(client, db):
         path
         for name, lookup in lookups.items()
         for path in (f"/api/v1/{name}/", f"/api/v1/{name}/{{{lookup}}}/")
-    }
+    } | {"/api/v1/search/", "/api/v1/search/suggest/"}
     entries = schema["paths"]["/api/v1/entries/"]["get"]
     assert {p["name"] for p in entries["parameters"]} == {
         "game",

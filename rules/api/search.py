@@ -1,0 +1,399 @@
+"""Search in API v1: ``/api/v1/search/`` (ranked hits, paginated) and
+``/api/v1/search/suggest/`` (titles and aliases as you type).
+
+Both are thin: they validate the query parameters, call ``rules.search`` (the one
+search service the site, the API and the suggestions share) and serialise what it
+returns. The view issues no query of its own, so what a page of results costs is what
+the search service costs, never a query per hit.
+
+Validation follows the other lists: ``language`` and ``type`` are closed sets (a typo is
+a 400 naming the parameter and what it accepts), ``game`` is a plain slug (unknown: no
+results), and ``q`` may be anything up to ``MAX_QUERY_LENGTH`` characters: punctuation,
+NUL bytes and full-text syntax are only ever text to the search service.
+"""
+
+import re
+
+from django.conf import settings
+from django.core.validators import ProhibitNullCharactersValidator
+from django.urls import reverse, translate_url
+from django.utils import translation
+from django.utils.cache import patch_cache_control
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from rest_framework import serializers
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.viewsets import ViewSet
+
+from rules.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
+from rules.models import UI_LANGUAGES
+from rules.search import MAX_QUERY_LENGTH, TYPES, Hit, QueryTooLong, Suggestion, search, suggest
+
+from .pagination import PageNumberPagination
+from .views import APIv1Settings
+
+# Hits a client can page through: page * page_size is asked of the search service, up
+# to this many. ``count`` says how many are reachable (the total, up to this cap), so
+# ``next`` never leads to an empty page; a query matching more is too broad to page.
+MAX_RESULTS = 500
+SUGGEST_LIMIT = 8
+MAX_SUGGEST_LIMIT = 20
+SUGGEST_MAX_AGE = 60  # seconds a suggestion answer may be cached, by anyone
+
+# A query with no letter or digit in it cannot match anything.
+_WORD = re.compile(r"\w")
+
+# Where each type of hit has its API detail view.
+API_DETAIL_ROUTES = {
+    "entry": "api:entry-detail",
+    "erratum": "api:erratum-detail",
+    "question": "api:faq-detail",
+}
+
+
+def page_url(request, path: str, language: str) -> str:
+    """The absolute URL of an item's page with the UI in the item's own language.
+
+    The search service builds page URLs in the active UI language, which for the API is
+    whatever the client's ``Accept-Language`` says. Every other API resource links the
+    page in the item's own language (``html_url``); so does search, so the same hit has
+    the same URL for every client. A URL that is not one of the site's pages is kept.
+    """
+    target = language if language in UI_LANGUAGES else settings.LANGUAGE_CODE
+    # translate_url() resolves the path in the active language: use the path's own prefix.
+    prefix = path.lstrip("/").split("/", 1)[0]
+    with translation.override(prefix if prefix in UI_LANGUAGES else translation.get_language()):
+        return request.build_absolute_uri(translate_url(path, target))
+
+
+# --- Query parameters ---------------------------------------------------------------------
+
+
+QUERY_TOO_LONG = f"Must be at most {MAX_QUERY_LENGTH} characters."
+
+
+class QueryField(serializers.CharField):
+    """``q``: any text up to MAX_QUERY_LENGTH characters. A NUL byte is read as a space
+    (as the search service does), not refused: it cannot reach the database."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_blank", True)
+        kwargs.setdefault("default", "")
+        kwargs.setdefault("max_length", MAX_QUERY_LENGTH)
+        kwargs.setdefault("error_messages", {"max_length": QUERY_TOO_LONG})
+        super().__init__(**kwargs)
+        self.validators = [
+            v for v in self.validators if not isinstance(v, ProhibitNullCharactersValidator)
+        ]
+
+    def to_internal_value(self, data):
+        # What the search service does with a NUL byte, here already: so the query
+        # echoed back is the query searched, and "q=%00" is an empty query.
+        return super().to_internal_value(str(data).replace("\x00", " ")).strip()
+
+
+def one_of(values) -> str:
+    return f"Must be one of: {', '.join(values)}."
+
+
+class SuggestParameters(serializers.Serializer):
+    q = QueryField()
+    # As in the other lists: at most 100 characters, no NUL byte; otherwise any slug
+    # (an unknown game simply has no results).
+    game = serializers.CharField(required=False, allow_blank=True, max_length=100, default="")
+    language = serializers.ChoiceField(
+        choices=CONTENT_LANGUAGE_CODES,
+        required=False,
+        allow_blank=True,
+        default="",
+        error_messages={"invalid_choice": one_of(CONTENT_LANGUAGE_CODES)},
+    )
+
+
+class SearchParameters(SuggestParameters):
+    type = serializers.ChoiceField(
+        choices=TYPES,
+        required=False,
+        allow_blank=True,
+        default="",
+        error_messages={"invalid_choice": one_of(TYPES)},
+    )
+
+
+def parameters(serializer_class, request) -> dict:
+    """The validated parameters (``""`` for an absent one); 400 JSON otherwise."""
+    checked = serializer_class(data=request.query_params)
+    checked.is_valid(raise_exception=True)
+    return checked.validated_data
+
+
+def searchable(query: str) -> bool:
+    return bool(_WORD.search(query))
+
+
+def too_long() -> ValidationError:
+    # The service's own check, should it ever count differently from max_length.
+    return ValidationError({"q": [QUERY_TOO_LONG]})
+
+
+def suggest_limit(request) -> int:
+    """``limit``: 1 to MAX_SUGGEST_LIMIT; more is capped, anything else a 400 (as
+    ``page_size`` is)."""
+    raw = request.query_params.get("limit")
+    if raw is None or raw == "":
+        return SUGGEST_LIMIT
+    size = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 6 else 0
+    if size < 1:
+        raise ValidationError({"limit": [f"Must be a whole number from 1 to {MAX_SUGGEST_LIMIT}."]})
+    return min(size, MAX_SUGGEST_LIMIT)
+
+
+# --- Responses -------------------------------------------------------------------------------
+
+
+class SearchHitSerializer(serializers.Serializer):
+    """One search result: an entry, an erratum or a FAQ question."""
+
+    type = serializers.ChoiceField(choices=TYPES, read_only=True)
+    id = serializers.IntegerField(read_only=True)
+    title = serializers.CharField(
+        read_only=True, help_text="The entry's or erratum's title, or the question."
+    )
+    number = serializers.CharField(
+        read_only=True, help_text='The rule number ("2.3"), or "" where there is none.'
+    )
+    game = serializers.CharField(source="game_slug", read_only=True, help_text="Game slug.")
+    game_name = serializers.CharField(read_only=True)
+    language = serializers.ChoiceField(choices=CONTENT_LANGUAGES, read_only=True)
+    snippet = serializers.CharField(
+        read_only=True,
+        help_text="HTML: an excerpt of the matching text, escaped, with every matched word "
+        "wrapped in <mark>…</mark>. Safe to insert as HTML; no other tags.",
+    )
+    url = serializers.SerializerMethodField(
+        help_text="The item's public page (UI in the item's language)."
+    )
+    api_url = serializers.SerializerMethodField(help_text="The item in this API.")
+    score = serializers.FloatField(read_only=True, help_text="Relevance; higher is better.")
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_url(self, hit: Hit) -> str:
+        return page_url(self.context["request"], hit.url, hit.language)
+
+    @extend_schema_field({"type": "string", "format": "uri", "nullable": True})
+    def get_api_url(self, hit: Hit) -> str | None:
+        route = API_DETAIL_ROUTES.get(hit.type)
+        if route is None:
+            return None
+        return self.context["request"].build_absolute_uri(reverse(route, kwargs={"pk": hit.id}))
+
+
+class SuggestionSerializer(serializers.Serializer):
+    title = serializers.CharField(read_only=True, help_text="The item's title.")
+    type = serializers.ChoiceField(choices=TYPES, read_only=True)
+    id = serializers.IntegerField(read_only=True)
+    language = serializers.ChoiceField(choices=CONTENT_LANGUAGES, read_only=True)
+    game = serializers.CharField(source="game_slug", read_only=True, help_text="Game slug.")
+    url = serializers.SerializerMethodField(
+        help_text="The item's public page (UI in the item's language)."
+    )
+    alias = serializers.CharField(
+        read_only=True,
+        allow_null=True,
+        help_text='The alias the typed text matched ("Dein" for "Du, Dein"), or null when it matched the title.',
+    )
+
+    def to_representation(self, suggestion):
+        data = super().to_representation(suggestion)
+        data["alias"] = data["alias"] or None
+        return data
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_url(self, suggestion: Suggestion) -> str:
+        return page_url(self.context["request"], suggestion.url, suggestion.language)
+
+
+class SuggestResponseSerializer(serializers.Serializer):
+    query = serializers.CharField(read_only=True)
+    results = SuggestionSerializer(many=True, read_only=True)
+
+
+class SearchPagination(PageNumberPagination):
+    """The lists' pagination, plus the query searched and a "did you mean"."""
+
+    def paginate_hits(self, results, request, view=None):
+        self.query = results.query
+        self.suggestion = results.suggestion
+        reachable = min(max(results.total, len(results.hits)), MAX_RESULTS)
+        return self.paginate_queryset(_Hits(results.hits, reachable), request, view)
+
+    def get_paginated_response(self, data):
+        response = super().get_paginated_response(data)
+        response.data = {
+            "count": response.data["count"],
+            "next": response.data["next"],
+            "previous": response.data["previous"],
+            "query": self.query,
+            "suggestion": self.suggestion,
+            "results": response.data["results"],
+        }
+        return response
+
+    def get_paginated_response_schema(self, schema):
+        paginated = super().get_paginated_response_schema(schema)
+        properties = paginated["properties"]
+        paginated["properties"] = {
+            "count": {
+                **properties["count"],
+                "description": f"How many results there are (at most {MAX_RESULTS}).",
+            },
+            "next": properties["next"],
+            "previous": properties["previous"],
+            "query": {"type": "string", "description": "The query searched."},
+            "suggestion": {
+                "type": "string",
+                "nullable": True,
+                "description": 'A "did you mean" query when nothing (or little) matched.',
+                "example": "reactions",
+            },
+            "results": properties["results"],
+        }
+        paginated["required"] = ["count", "next", "previous", "query", "suggestion", "results"]
+        return paginated
+
+
+class _Hits:
+    """The hits fetched so far, as long as the total: what Django's Paginator slices."""
+
+    def __init__(self, hits: list[Hit], count: int):
+        self.hits, self.count_ = hits, count
+
+    def __len__(self):
+        return self.count_
+
+    def __getitem__(self, index):
+        return self.hits[index]
+
+
+class _Empty:
+    """SearchResults' shape for a query that cannot match anything."""
+
+    def __init__(self, query: str):
+        self.query, self.hits, self.total, self.suggestion = query, [], 0, None
+
+
+# --- The endpoints ---------------------------------------------------------------------------
+
+GAME = OpenApiParameter(
+    "game", str, description="Game slug, e.g. marvel-champions. An unknown slug: no results."
+)
+LANGUAGE = OpenApiParameter(
+    "language", str, enum=CONTENT_LANGUAGE_CODES, description="Content language code."
+)
+EMPTY_QUERY = (
+    "A missing or empty q, or one of only punctuation and spaces, answers 200 with no results; "
+    f"a q longer than {MAX_QUERY_LENGTH} characters is a 400."
+)
+
+
+class SearchViewSet(APIv1Settings, ViewSet):
+    """Full-text search over published entries, errata and FAQ questions."""
+
+    pagination_class = SearchPagination
+    filter_backends: list = []
+
+    @extend_schema(
+        summary="Search entries, errata and FAQ questions",
+        description="Published items matching q, best first, paginated like every list. "
+        + EMPTY_QUERY,
+        parameters=[
+            OpenApiParameter(
+                "q",
+                str,
+                description=f"The search text, at most {MAX_QUERY_LENGTH} characters. "
+                "Words, not a query language: quotes, operators and * are plain text.",
+            ),
+            GAME,
+            LANGUAGE,
+            OpenApiParameter("type", str, enum=list(TYPES), description="Only this type of item."),
+        ],
+        responses=SearchHitSerializer(many=True),
+    )
+    def list(self, request):
+        params = parameters(SearchParameters, request)
+        paginator = self.pagination_class()
+        page_size = paginator.get_page_size(request)  # a bad page_size is a 400 first
+        query = params["q"]
+        if searchable(query):
+            try:
+                results = search(
+                    query,
+                    game=params["game"] or None,
+                    language=params["language"] or None,
+                    type=params["type"] or None,
+                    limit=self._limit(request, page_size),
+                )
+            except QueryTooLong:
+                raise too_long() from None
+        else:
+            results = _Empty(query)
+        hits = paginator.paginate_hits(results, request, view=self)
+        data = SearchHitSerializer(hits, many=True, context={"request": request}).data
+        return paginator.get_paginated_response(data)
+
+    @staticmethod
+    def _limit(request, page_size: int) -> int:
+        """Enough hits for the requested page (and one more, so that ``next`` is right
+        even if the service counted only what it returned); at most MAX_RESULTS."""
+        raw = request.query_params.get("page") or "1"
+        if raw in SearchPagination.last_page_strings:
+            return MAX_RESULTS
+        # Not a page number: the paginator answers 404, whatever is fetched.
+        page = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 6 else 1
+        return max(1, min(page * page_size + 1, MAX_RESULTS))
+
+    @extend_schema(
+        summary="Suggest titles as you type",
+        description=f"Published titles and aliases starting with q, at most {SUGGEST_LIMIT} "
+        f"(limit: up to {MAX_SUGGEST_LIMIT}). Answers may be cached for "
+        f"{SUGGEST_MAX_AGE} seconds. " + EMPTY_QUERY,
+        parameters=[
+            OpenApiParameter(
+                "q", str, description=f"What has been typed, at most {MAX_QUERY_LENGTH} characters."
+            ),
+            GAME,
+            LANGUAGE,
+            OpenApiParameter(
+                "limit",
+                int,
+                description=f"How many suggestions, 1 to {MAX_SUGGEST_LIMIT} "
+                f"(default {SUGGEST_LIMIT}).",
+            ),
+        ],
+        responses=SuggestResponseSerializer,
+    )
+    @action(detail=False, methods=["get"], pagination_class=None)
+    def suggest(self, request):
+        params = parameters(SuggestParameters, request)
+        limit = suggest_limit(request)
+        query = params["q"]
+        suggestions: list[Suggestion] = []
+        if searchable(query):
+            try:
+                suggestions = suggest(
+                    query,
+                    game=params["game"] or None,
+                    language=params["language"] or None,
+                    limit=limit,
+                )
+            except QueryTooLong:
+                raise too_long() from None
+        results = SuggestionSerializer(
+            suggestions[:limit], many=True, context={"request": request}
+        ).data
+        response = Response({"query": query, "results": results})
+        patch_cache_control(response, public=True, max_age=SUGGEST_MAX_AGE)
+        return response
