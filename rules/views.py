@@ -4,16 +4,18 @@ from itertools import groupby
 
 from django.conf import settings
 from django.db.models import Count, Prefetch, Q
-from django.http import Http404
+from django.http import Http404, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
 
 from .languages import native_name
+from .forms import MAX_PAGE as MAX_SEARCH_PAGE
 from .forms import SearchForm
 from .models import Entry, Erratum, Game, Source
 from .page_context import game_context
 from .querysets import Status
-from .search.stopgap import search_entries
+from .search import QueryTooLong
+from .search import search as search_service
 from .text import fold_diacritics
 
 
@@ -117,11 +119,47 @@ def errata_list(request, game):
     return render(request, "rules/errata_list.html", context)
 
 
+SEARCH_PAGE_SIZE = 20
+
+
 def search(request):
+    """Search results: the form validates, the search service searches, the template renders."""
     form = SearchForm(request.GET or None)
-    hits, query, game = [], "", None
-    if form.is_valid():
-        query = form.cleaned_data["q"]
-        game = Game.objects.published().filter(slug=form.cleaned_data.get("game") or "").first()
-        hits = search_entries(query, language=form.cleaned_data.get("language") or None, game=game)
-    return render(request, "rules/search.html", {"form": form, "query": query, "hits": hits, "game": game})
+    context = {"form": form, "query": ""}
+    if form.is_bound and form.is_valid() and form.cleaned_data["q"]:
+        data = form.cleaned_data
+        page = data["page"]
+        try:
+            results = search_service(
+                data["q"],
+                game=data["game"] or None,
+                language=data["language"] or None,
+                type=data["type"] or None,
+                limit=page * SEARCH_PAGE_SIZE + 1,  # one more: is there a next page?
+            )
+        except QueryTooLong:  # the form checks the same limit; this only guards a drift
+            limits = {"limit_value": form.fields["q"].max_length, "show_value": len(data["q"])}
+            form.add_error("q", form.fields["q"].error_messages["max_length"] % limits)
+        else:
+            total = max(results.total, len(results.hits))
+            games = {game.slug: game for game in form.games}
+            start = (page - 1) * SEARCH_PAGE_SIZE
+            # Only the filters in use, cleaned: the links of this page keep them.
+            params = QueryDict(mutable=True)
+            params.update({key: data[key] for key in ("q", "game", "language", "type") if data[key]})
+            context.update(
+                {
+                    "query": data["q"],
+                    "results": results,
+                    "total": total,
+                    # each hit with its game's name in the hit's language
+                    "rows": [
+                        (hit, games[hit.game_slug].name_in(hit.language) if hit.game_slug in games else hit.game_name)
+                        for hit in results.hits[start : start + SEARCH_PAGE_SIZE]
+                    ],
+                    "page": page,
+                    "pages": min(-(-total // SEARCH_PAGE_SIZE), MAX_SEARCH_PAGE),
+                    "params": params,
+                }
+            )
+    return render(request, "rules/search.html", context)

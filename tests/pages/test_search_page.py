@@ -1,0 +1,219 @@
+"""The search results page: query, filters, highlighting, paging, errors, languages."""
+
+import re
+from http import HTTPStatus
+
+import pytest
+
+from rules.search import MAX_QUERY_LENGTH, SearchResults
+from tests.factories import make_entry, make_erratum, make_game, make_question
+
+pytestmark = pytest.mark.django_db
+
+
+def results_of(html: str) -> list[str]:
+    """The result links of a results page, in order."""
+    return re.findall(r'<a class="result-title" href="([^"]+)"', html)
+
+
+def get(client, path="/en/search/", **params):
+    response = client.get(path, params)
+    assert response.status_code == HTTPStatus.OK
+    return response.content.decode()
+
+
+@pytest.fixture
+def world():
+    tokens = make_game(slug="token-game", name="Token Game", localized_names={"de": "Markerspiel"})
+    other = make_game(slug="other-game", name="Other Game")
+    reaction = make_entry(
+        game=tokens, title="Reaction Window", body="A reaction is played after its triggering condition."
+    )
+    reaktion = make_entry(
+        game=tokens,
+        language="de",
+        title="Reaktion",
+        body="Eine Reaktion wird gespielt, nachdem ihre Bedingung eintritt.",
+        translation_key=reaction.translation_key,
+    )
+    other_reaction = make_entry(game=other, title="Reaction Step", body="Each reaction resolves in order.")
+    erratum = make_erratum(game=tokens, title="Reaction timing", corrected_text="A reaction waits.", affects=[reaction])
+    question = make_question(game=tokens, question="Can a reaction cancel a reaction?", answer="No.")
+    return {
+        "tokens": tokens,
+        "other": other,
+        "reaction": reaction,
+        "reaktion": reaktion,
+        "other_reaction": other_reaction,
+        "erratum": erratum,
+        "question": question,
+    }
+
+
+def test_results_link_to_their_pages_with_matches_highlighted(client, world):
+    html = get(client, q="reaction")
+    links = results_of(html)
+    assert world["reaction"].url_in("en") in links
+    assert world["other_reaction"].url_in("en") in links
+    assert re.search(r"<mark>[Rr]eaction</mark>", html)
+    assert 'class="results-count"' in html
+    assert '<meta name="robots" content="noindex">' in html
+
+
+def test_a_numbered_rule_shows_its_number(client):
+    entry = make_entry(number="4.2", title="Combat Step", body="Resolve each combat.")
+    html = get(client, q="combat step")
+    assert f'href="{entry.url_in("en")}"><span class="result-number">4.2.</span> Combat Step</a>' in html
+
+
+def test_the_empty_search_page_is_a_form(client, world):
+    html = get(client)
+    assert 'id="search-q"' in html
+    assert 'class="results"' not in html
+    assert '<meta name="robots" content="noindex">' in html
+
+
+def test_game_filter_narrows_the_results(client, world):
+    html = get(client, q="reaction", game="token-game")
+    links = results_of(html)
+    assert world["reaction"].url_in("en") in links
+    assert world["other_reaction"].url_in("en") not in links
+    assert '<option value="token-game" selected>Token Game</option>' in html
+
+
+def test_language_filter_narrows_the_results(client, world):
+    links = results_of(get(client, q="reaktion", language="de"))
+    assert links == [world["reaktion"].url_in("en")]
+    assert results_of(get(client, q="reaktion", language="fr")) == []
+
+
+def test_type_filter_narrows_the_results(client, world):
+    entry_url = world["reaction"].url_in("en")
+    erratum_url = "/en/games/token-game/errata/#reaction-timing"
+    question_url = "/en/games/token-game/faq/#can-a-reaction-cancel-a-reaction"
+    everything = results_of(get(client, q="reaction"))
+    assert {entry_url, erratum_url, question_url} <= set(everything)
+
+    entries = results_of(get(client, q="reaction", type="entry"))
+    assert entry_url in entries and erratum_url not in entries and question_url not in entries
+    assert results_of(get(client, q="reaction", type="erratum")) == [erratum_url]
+    html = get(client, q="reaction", type="question")
+    assert results_of(html) == [question_url]
+    assert '<span class="result-type result-type-question">FAQ</span>' in html
+
+
+def test_an_unknown_filter_value_is_a_form_error_not_a_failure(client, world):
+    html = get(client, q="reaction", game="no-such-game", type="nonsense")
+    assert html.count('class="field-error"') == 2
+    assert results_of(html) == []
+
+
+def test_content_in_another_language_is_marked_with_lang(client, world):
+    html = get(client, q="reaktion")
+    link = re.search(r'<a class="result-title" href="[^"]+"[^>]*>', html).group(0)
+    assert 'lang="de"' in link
+    # in the reader's own language, no lang override
+    html = get(client, q="reaction", language="en")
+    link = re.search(r'<a class="result-title" href="[^"]+"[^>]*>', html).group(0)
+    assert "lang=" not in link
+
+
+def test_twenty_results_a_page_and_the_links_keep_the_filters(client):
+    game = make_game(slug="paging-game")
+    for n in range(25):
+        make_entry(game=game, title=f"Token {n:02d}", body="A token on a card.")
+    make_entry(title="Token elsewhere", body="Another game's token.")  # filtered out
+
+    first = get(client, q="token", game="paging-game", language="en")
+    assert len(results_of(first)) == 20
+    next_link = re.search(r'<a class="pagination-next" rel="next" href="([^"]+)"', first).group(1)
+    assert next_link == "?q=token&amp;game=paging-game&amp;language=en&amp;page=2"
+    assert 'class="pagination-prev"' not in first
+
+    second = client.get("/en/search/" + next_link.replace("&amp;", "&")).content.decode()
+    second_links = results_of(second)
+    assert len(second_links) == 5
+    assert not set(second_links) & set(results_of(first))
+    assert all("/games/paging-game/" in link for link in second_links)
+    prev_link = re.search(r'<a class="pagination-prev" rel="prev" href="([^"]+)"', second).group(1)
+    assert prev_link == "?q=token&amp;game=paging-game&amp;language=en"
+    assert 'class="pagination-next"' not in second
+
+
+def test_a_page_past_the_end_or_nonsense_is_not_an_error(client, world):
+    html = get(client, q="reaction", page="40")
+    assert results_of(html) == []
+    assert "There are no more results." in html
+    for page in ("0", "-3", "abc", "99999999999999999999"):
+        get(client, q="reaction", page=page)
+
+
+def test_nothing_matched_says_so(client, world):
+    html = get(client, q="xylophone")
+    assert results_of(html) == []
+    assert "Nothing matched “xylophone”." in html
+
+
+def test_too_long_query_is_a_form_error_with_status_200(client, world):
+    html = get(client, q="reaction " + "a" * MAX_QUERY_LENGTH)
+    assert 'class="field-error"' in html
+    assert f"use at most {MAX_QUERY_LENGTH} characters" in html
+    assert 'aria-invalid="true"' in html
+    assert results_of(html) == []
+    # exactly the limit is fine
+    assert 'class="field-error"' not in get(client, q="r" * MAX_QUERY_LENGTH)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "\x00",
+        "reac\x00tion",
+        "' OR 1=1 --",
+        "'; DROP TABLE rules_entry; --",
+        'title:"reaction" AND NEAR(a b)',
+        "reaction*",
+        '"unbalanced',
+        "(((",
+        "-reaction",
+        "%",
+        "_",
+        "\\",
+        "<script>alert(1)</script>",
+    ],
+)
+def test_hostile_queries_give_200(client, world, query):
+    html = get(client, q=query)
+    assert "<script>alert(1)</script>" not in html
+
+
+def test_did_you_mean_links_to_the_corrected_query_keeping_filters(client, world, monkeypatch):
+    def fake_search(query, **kwargs):
+        return SearchResults(query, [], 0, suggestion="reaction")
+
+    monkeypatch.setattr("rules.views.search_service", fake_search)
+    html = get(client, q="recation", game="token-game", page="2")
+    assert 'Did you mean <a href="?q=reaction&amp;game=token-game">reaction</a>?' in html
+
+
+def test_the_page_speaks_german_under_de(client, world):
+    html = get(client, "/de/search/", q="reaktion")
+    assert '<html lang="de">' in html
+    assert "<h1>Suche</h1>" in html
+    assert "1 Treffer" in html
+    assert "Alle Spiele" in html and "Sprache des Inhalts" in html and "Alle Arten" in html
+    assert '<option value="token-game">Markerspiel</option>' in html  # the game's German name
+    assert "Regel" in html  # the type label
+    assert world["reaktion"].url_in("de") in results_of(html)
+    too_long = get(client, "/de/search/", q="a" * (MAX_QUERY_LENGTH + 1))
+    assert "Deine Suche ist zu lang" in too_long
+    assert "Keine Treffer für „xylophon“." in get(client, "/de/search/", q="xylophon")
+
+
+@pytest.mark.parametrize(("count", "label"), [(1, "1 wynik"), (3, "3 wyniki"), (5, "5 wyników"), (22, "22 wyniki")])
+def test_polish_counts_use_the_right_plural(client, count, label):
+    game = make_game(slug="plural-game")
+    for n in range(count):
+        make_entry(game=game, title=f"Żeton {n}", body="Żeton na karcie.")
+    html = get(client, "/pl/search/", q="żeton", game="plural-game")
+    assert f'<p class="results-count" role="status">{label}</p>' in html
