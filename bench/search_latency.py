@@ -1,0 +1,439 @@
+"""Benchmark: search and suggestion latency over 50,000 generated entries.
+
+    python bench/search_latency.py [ENTRIES] [--queries N] [--database-url URL] [--seed N]
+
+Fills an empty database (a fresh SQLite file in a temporary directory, or the database
+URL given, e.g. PostgreSQL, which must be migratable and hold no entries yet) with
+generated content in four languages (de, en, pl, nl) over several games, written from
+each language's most frequent real words (wordfreq): entries with titles of one to three
+words, aliases for some, numbers for some and bodies of one to three sentences, plus
+errata and FAQ questions. Rows go in with ``bulk_create`` (no history rows, no signals),
+then ``manage.py rebuild_search_index`` builds the index.
+
+Then it sends a few hundred varied queries through ``django.test.Client`` to
+``/api/v1/search/`` and ``/api/v1/search/suggest/``: one and two words, title words,
+body words, whole titles, words with and without their diacritics, misspelt words and
+typed prefixes, with and without game, language and type filters; every query is
+distinct, so nothing is answered from a cache. Prints the fill and index times and, for
+each endpoint, the median, 95th percentile and maximum in milliseconds (the first
+request per language, which warms per-process caches, is reported apart), next to the
+targets: search p95 under 50 ms, suggest p95 under 20 ms.
+
+Production settings (DEBUG off), so Django does not record every query's SQL.
+"""
+
+import argparse
+import atexit
+import math
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+LANGUAGES = ("de", "en", "pl", "nl")
+GAMES = 8
+SEARCH_URL = "/api/v1/search/"
+SUGGEST_URL = "/api/v1/search/suggest/"
+TARGETS_MS = {"search": 50, "suggest": 20}  # p95
+
+# Common words a rules text would not use (see generate_glossary.py); per language.
+EXCLUDED = {
+    "en": {"bitch", "shit", "fuck", "fucking", "bullshit", "goddamn", "damn", "sex", "porn", "dick", "ass"},
+    "de": {"scheiße", "scheisse", "fick", "ficken", "arsch", "sex", "porno"},
+    "pl": {"kurwa", "chuj", "pierdolę", "kurde", "sex", "seks", "porno"},
+    "nl": {"kut", "lul", "shit", "fuck", "kanker", "sex", "seks", "porno"},
+}
+
+
+def percentile(values: list[float], share: float) -> float:
+    """Nearest-rank percentile of non-empty values."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+def vocabulary(language: str) -> list[str]:
+    from wordfreq import top_n_list
+
+    excluded = EXCLUDED.get(language, set())
+    return [w for w in top_n_list(language, 25000) if w.isalpha() and len(w) >= 3 and w not in excluded]
+
+
+class Content:
+    """Generated rows, and what the query generator needs to know about them."""
+
+    def __init__(self, count: int, rng: random.Random):
+        self.count = count
+        self.rng = rng
+        self.insert_seconds = 0.0
+        words = {language: vocabulary(language) for language in LANGUAGES}
+        # Titles from the less common words, bodies from the common ones.
+        self.title_words = {language: words[language][150:9000] for language in LANGUAGES}
+        self.body_words = {language: words[language][:15000] for language in LANGUAGES}
+        # Per language: (type, game slug, title or alias, body) of every item, for drawing queries.
+        self.items: dict[str, list[tuple[str, str, str, str]]] = defaultdict(list)
+
+    def title(self, language: str) -> str:
+        return " ".join(self.rng.choices(self.title_words[language], k=self.rng.choice((1, 2, 2, 2, 3)))).capitalize()
+
+    def sentence(self, language: str) -> str:
+        return " ".join(self.rng.choices(self.body_words[language], k=self.rng.randint(8, 20))).capitalize() + "."
+
+    def body(self, language: str) -> str:
+        return " ".join(self.sentence(language) for _ in range(self.rng.randint(1, 3)))
+
+
+def fill(count: int, rng: random.Random) -> tuple[Content, dict[str, int]]:
+    from django.db import transaction
+
+    from faq.models import Question
+    from rules.models import Entry, Erratum, Game
+    from rules.querysets import Status
+    from rules.text import slugify_title
+
+    content = Content(count, rng)
+    games = []
+    for number in range(1, GAMES + 1):
+        games.append(Game.objects.create(slug=f"bench-game-{number}", name=f"Benchmark Game {number}"))
+    # Each game has content in two or three of the languages.
+    pairs = []
+    for index, game in enumerate(games):
+        languages = [LANGUAGES[index % 4], LANGUAGES[(index + 1) % 4]] + ([LANGUAGES[(index + 2) % 4]] if index % 3 == 0 else [])
+        pairs.extend((game, language) for language in languages)
+
+    slugs: dict[tuple[str, int, str], set[str]] = defaultdict(set)
+
+    def unique_slug(model: str, game, language: str, text: str) -> str:
+        taken = slugs[(model, game.pk, language)]
+        base = slugify_title(text)[:180]
+        slug, counter = base, 2
+        while slug in taken:
+            slug, counter = f"{base}-{counter}", counter + 1
+        taken.add(slug)
+        return slug
+
+    entries, errata, questions = [], [], []
+    for index in range(count):
+        game, language = rng.choice(pairs)
+        title = content.title(language)
+        body = content.body(language)
+        aliases = [content.title(language) for _ in range(rng.choice((1, 1, 2)))] if rng.random() < 0.15 else []
+        numbered = rng.random() < 0.2
+        entries.append(
+            Entry(
+                game=game,
+                language=language,
+                title=title,
+                slug=unique_slug("entry", game, language, title),
+                aliases=aliases,
+                kind=Entry.Kind.SECTION if numbered else Entry.Kind.GLOSSARY,
+                number=f"{rng.randint(1, 40)}.{rng.randint(1, 20)}" if numbered else "",
+                order=index,
+                body=body,
+                status=Status.PUBLISHED,
+            )
+        )
+        content.items[language].extend(("entry", game.slug, name, body) for name in (title, *aliases))
+    for index in range(max(1, count // 25)):
+        game, language = rng.choice(pairs)
+        title = content.title(language)
+        text = content.body(language)
+        errata.append(
+            Erratum(
+                game=game,
+                language=language,
+                title=title,
+                slug=unique_slug("erratum", game, language, title),
+                original_text=content.sentence(language) if rng.random() < 0.5 else "",
+                corrected_text=text,
+                order=index,
+                status=Status.PUBLISHED,
+            )
+        )
+        content.items[language].append(("erratum", game.slug, title, text))
+    for index in range(max(1, count // 25)):
+        game, language = rng.choice(pairs)
+        question = content.sentence(language).rstrip(".") + "?"
+        answer = content.body(language)
+        questions.append(
+            Question(
+                game=game,
+                language=language,
+                question=question[:500],
+                slug=unique_slug("question", game, language, question),
+                answer=answer,
+                order=index,
+                status=Status.PUBLISHED,
+            )
+        )
+        content.items[language].append(("question", game.slug, question, answer))
+
+    generated = time.perf_counter()
+    with transaction.atomic():
+        Entry.objects.bulk_create(entries, batch_size=2000)
+        Erratum.objects.bulk_create(errata, batch_size=2000)
+        Question.objects.bulk_create(questions, batch_size=2000)
+    content.insert_seconds = time.perf_counter() - generated
+    return content, {"entries": len(entries), "errata": len(errata), "questions": len(questions)}
+
+
+def misspell(word: str, rng: random.Random) -> str:
+    """One typing slip: two letters swapped, one dropped, doubled or replaced."""
+    if len(word) < 5:
+        return word
+    at = rng.randint(1, len(word) - 2)  # keep the first letter, as people do
+    slip = rng.choice(("swap", "drop", "double", "replace"))
+    if slip == "swap":
+        return word[:at] + word[at + 1] + word[at] + word[at + 2 :]
+    if slip == "drop":
+        return word[:at] + word[at + 1 :]
+    if slip == "double":
+        return word[:at] + word[at] + word[at:]
+    return word[:at] + rng.choice("aeinorst".replace(word[at], "")) + word[at + 1 :]
+
+
+def plain_words(text: str) -> list[str]:
+    return [w.strip(".,?").lower() for w in text.split() if len(w.strip(".,?")) >= 3]
+
+
+def queries(content: Content, count: int, rng: random.Random) -> list[tuple[str, str, dict]]:
+    """Distinct (endpoint, kind, params), about ``count`` for each endpoint."""
+    from rules.text import fold_diacritics
+
+    item_types = ("entry", "erratum", "question")
+
+    def pick(language: str | None = None) -> tuple[str, str, str, str, str]:
+        """(language, type, game, title or alias, body) of a random item."""
+        language = language or rng.choice(LANGUAGES)
+        return (language, *rng.choice(content.items[language]))
+
+    def accented(language: str, field: int) -> tuple[tuple, str] | None:
+        """An item and a word with a diacritic from its title (3) or body (4)."""
+        for _ in range(200):
+            item = pick(language)
+            marked = [w for w in plain_words(item[field]) if not w.isascii()]
+            if marked:
+                return item, rng.choice(marked)
+        return None
+
+    def search_query() -> tuple[str, str, tuple]:
+        kind = rng.choice(
+            ("title word", "two title words", "whole title", "body word", "two body words",
+             "title word, no diacritics", "body word, diacritics", "misspelt title word", "misspelt body word")
+        )
+        item = pick(rng.choice(("de", "pl", "nl")) if "diacritics" in kind else None)
+        title, body = item[3], item[4]
+        title_words, body_words = plain_words(title) or [title.lower()], plain_words(body)
+        if kind == "title word":
+            q = rng.choice(title_words)
+        elif kind == "two title words":
+            q = " ".join(title_words[:2]) if len(title_words) > 1 else f"{title_words[0]} {rng.choice(body_words)}"
+        elif kind == "whole title":
+            q = title
+        elif kind == "body word":
+            q = rng.choice(body_words)
+        elif kind == "two body words":
+            at = rng.randrange(len(body_words) - 1)
+            q = " ".join(body_words[at : at + 2])
+        elif kind == "title word, no diacritics":
+            found = accented(item[0], 3)
+            item, word = found if found else (item, rng.choice(title_words))
+            q = fold_diacritics(word)
+        elif kind == "body word, diacritics":
+            found = accented(item[0], 4)
+            item, q = found if found else (item, rng.choice(body_words))
+        elif kind == "misspelt title word":
+            q = misspell(max(title_words, key=len), rng)
+        else:
+            q = misspell(max(body_words, key=len), rng)
+        return kind, q, item
+
+    def suggest_query() -> tuple[str, str, tuple]:
+        kind = rng.choice(("title prefix", "title prefix", "second word prefix", "prefix, no diacritics", "misspelt prefix"))
+        item = pick()
+        title = item[3]
+        if kind == "second word prefix" and " " in title:
+            first, rest = title.split(" ", 1)
+            q = f"{first} {rest[: rng.randint(1, min(6, len(rest)))]}"
+        elif kind == "prefix, no diacritics":
+            found = accented(rng.choice(("de", "pl", "nl")), 3)
+            if found:
+                item, word = found
+                q = fold_diacritics(word[: max(3, len(word) - 1)])
+            else:
+                q = fold_diacritics(title[:5])
+        elif kind == "misspelt prefix" and len(title.split(" ")[0]) >= 5:
+            q = misspell(title.split(" ")[0].lower(), rng)[: rng.randint(4, 8)]
+        else:
+            kind = "title prefix"
+            q = title[: rng.randint(2, max(2, min(10, len(title))))]
+        return kind, q, item
+
+    def filters(item: tuple, with_type: bool) -> dict:
+        language, item_type, game = item[:3]
+        choice = rng.choice(("none", "game", "language", "both", "both"))
+        params = {}
+        if choice in ("game", "both"):
+            params["game"] = game
+        if choice in ("language", "both"):
+            params["language"] = language
+        if with_type and rng.random() < 0.2:  # mostly the type the words came from
+            params["type"] = item_type if rng.random() < 0.8 else rng.choice(item_types)
+        return params
+
+    out, seen = [], set()
+    for endpoint, make, with_type in (("search", search_query, True), ("suggest", suggest_query, False)):
+        made, attempts = 0, 0
+        while made < count and attempts < count * 20:
+            attempts += 1
+            kind, q, item = make()
+            q = q.strip()
+            if not q:
+                continue
+            params = {"q": q, **filters(item, with_type)}
+            key = (endpoint, tuple(sorted(params.items())))
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append((endpoint, kind, params))
+            made += 1
+    rng.shuffle(out)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("entries", nargs="?", type=int, default=50_000)
+    parser.add_argument("--queries", type=int, default=300, help="queries per endpoint (default 300)")
+    parser.add_argument("--database-url")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+
+    workdir = tempfile.mkdtemp(prefix="rulesite-bench-")
+    atexit.register(shutil.rmtree, workdir, ignore_errors=True)  # the throwaway database
+    os.environ["DATABASE_URL"] = args.database_url or f"sqlite:///{workdir}/bench.sqlite3"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rulesite.settings.base")
+    # No collectstatic here: an empty static root keeps WhiteNoise from warning.
+    os.makedirs(f"{workdir}/static", exist_ok=True)
+    os.environ.setdefault("DJANGO_STATIC_ROOT", f"{workdir}/static")
+    # Production settings: with DEBUG on, Django records every query's SQL.
+    os.environ["DJANGO_DEBUG"] = "0"
+    os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only-not-secret")
+    # The test client's requests are for host "testserver".
+    hosts = [h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "").split(",") if h.strip()]
+    os.environ["DJANGO_ALLOWED_HOSTS"] = ",".join(dict.fromkeys([*hosts, "testserver", "localhost", "127.0.0.1"]))
+
+    import django
+
+    django.setup()
+    from django.core.management import call_command, get_commands
+    from django.test import Client
+    from django.urls import Resolver404, resolve
+
+    from rules.models import Entry
+
+    missing = []
+    if "rebuild_search_index" not in get_commands():
+        missing.append("the management command rebuild_search_index")
+    for url in (SEARCH_URL, SUGGEST_URL):
+        try:
+            resolve(url)
+        except Resolver404:
+            missing.append(f"the API endpoint {url}")
+    if missing:
+        print("Cannot run the search latency benchmark yet; missing: " + "; ".join(missing) + ".")
+        print("It needs the index-backed search engine and the search API (see rules/search/).")
+        sys.exit(2)
+
+    call_command("migrate", verbosity=0)
+    if Entry.objects.exists():
+        print(f"The database at {os.environ['DATABASE_URL']} already has entries; give an empty one.")
+        sys.exit(2)
+
+    rng = random.Random(args.seed)
+    started = time.perf_counter()
+    content, counts = fill(args.entries, rng)
+    fill_s = time.perf_counter() - started
+    print(
+        f"filled {counts['entries']:,} entries, {counts['errata']:,} errata and {counts['questions']:,} FAQ questions "
+        f"in {GAMES} games, {len(LANGUAGES)} languages: {fill_s:.1f} s, of which {content.insert_seconds:.1f} s "
+        f"bulk_create ({os.environ['DATABASE_URL'].split(':', 1)[0]})"
+    )
+    started = time.perf_counter()
+    call_command("rebuild_search_index", stdout=sys.stdout)
+    print(f"index: rebuild_search_index took {time.perf_counter() - started:.1f} s")
+
+    client = Client()
+
+    def get(url: str, params: dict) -> tuple[float, object]:
+        started = time.perf_counter()
+        response = client.get(url, params, secure=True)  # secure: no redirect to https
+        return (time.perf_counter() - started) * 1000, response
+
+    urls = {"search": SEARCH_URL, "suggest": SUGGEST_URL}
+    # Cold: the first request per endpoint and language warms per-process caches.
+    print("\nfirst requests (cold; not in the figures below):")
+    for endpoint, url in urls.items():
+        for language in (*LANGUAGES, None):
+            _type, _game, title, _body = content.items[language or "en"][0]
+            params = {"q": title.split(" ")[0][:4] if endpoint == "suggest" else title.split(" ")[0]}
+            if language:
+                params["language"] = language
+            ms, response = get(url, params)
+            print(f"  {endpoint:<8} {language or 'any':<4} {ms:7.1f} ms  (HTTP {response.status_code})")
+
+    planned = queries(content, args.queries, rng)
+    timings: dict[str, list[float]] = defaultdict(list)
+    slowest: dict[str, list[tuple[float, str, dict]]] = defaultdict(list)
+    by_kind: dict[tuple[str, str], list[float]] = defaultdict(list)
+    empty: dict[str, int] = defaultdict(int)
+    errors: list[str] = []
+    for endpoint, kind, params in planned:
+        ms, response = get(urls[endpoint], params)
+        if response.status_code != 200:
+            errors.append(f"{endpoint} {params}: HTTP {response.status_code} {response.content[:200]!r}")
+            continue
+        timings[endpoint].append(ms)
+        by_kind[(endpoint, kind)].append(ms)
+        slowest[endpoint].append((ms, kind, params))
+        if not response.json().get("results"):
+            empty[endpoint] += 1
+
+    print(f"\n{'endpoint':<10}{'queries':>8}{'median':>9}{'p95':>9}{'max':>9}  target (p95)   no results")
+    for endpoint in urls:
+        values = timings[endpoint]
+        if not values:
+            print(f"{endpoint:<10}{0:>8}")
+            continue
+        p95 = percentile(values, 0.95)
+        verdict = "met" if p95 < TARGETS_MS[endpoint] else "MISSED"
+        print(
+            f"{endpoint:<10}{len(values):>8}{statistics.median(values):>9.1f}{p95:>9.1f}{max(values):>9.1f}"
+            f"  < {TARGETS_MS[endpoint]} ms: {verdict:<7}{empty[endpoint]:>5}"
+        )
+    print("\nby kind of query (ms):")
+    print(f"  {'endpoint':<9}{'kind':<28}{'n':>5}{'median':>9}{'p95':>9}{'max':>9}")
+    for (endpoint, kind), values in sorted(by_kind.items()):
+        print(
+            f"  {endpoint:<9}{kind:<28}{len(values):>5}{statistics.median(values):>9.1f}"
+            f"{percentile(values, 0.95):>9.1f}{max(values):>9.1f}"
+        )
+    print("\nslowest requests:")
+    for endpoint in urls:
+        for ms, kind, params in sorted(slowest[endpoint], key=lambda row: -row[0])[:5]:
+            print(f"  {endpoint:<8}{ms:9.1f} ms  {kind:<27} {params}")
+    if errors:
+        print(f"\n{len(errors)} requests failed (not in the figures); the first:")
+        print("\n".join(f"  {line}" for line in errors[:5]))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
