@@ -372,4 +372,4 @@ def _entry_body_html(entry) -> "SafeString":
     return render_markdown(entry.body, resolve)
 
 
-from .search.models import SearchDocument  # noqa: E402,F401 - registered with this app
+from .search.models import SearchDocument, SearchName  # noqa: E402,F401 - registered with this app

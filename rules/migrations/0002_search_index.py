@@ -7,7 +7,7 @@ from django.db import migrations, models
 SQLITE = [
     """CREATE VIRTUAL TABLE rules_searchdocument_fts USING fts5(
         title_terms, body_terms, content='rules_searchdocument', content_rowid='id',
-        tokenize='unicode61', detail='column')""",
+        tokenize='unicode61', detail='column', prefix='2 3')""",
     """CREATE TRIGGER rules_searchdocument_ai AFTER INSERT ON rules_searchdocument BEGIN
         INSERT INTO rules_searchdocument_fts(rowid, title_terms, body_terms)
         VALUES (new.id, new.title_terms, new.body_terms); END""",
@@ -72,10 +72,34 @@ class Migration(migrations.Migration):
                 ('updated_at', models.DateTimeField()),
                 ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='rules.game')),
             ],
-            options={
-                'indexes': [models.Index(fields=['language', 'game'], name='rules_searc_languag_6e9283_idx')],
-                'constraints': [models.UniqueConstraint(fields=('item_type', 'item_id'), name='unique_search_document')],
-            },
+        ),
+        migrations.CreateModel(
+            name='SearchName',
+            fields=[
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('key', models.CharField(max_length=200)),
+                ('alias', models.CharField(blank=True, max_length=300)),
+                ('position', models.PositiveSmallIntegerField(default=0)),
+                ('language', models.CharField(max_length=8)),
+                ('game_id', models.BigIntegerField()),
+                ('document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='name_rows', to='rules.searchdocument')),
+            ],
+        ),
+        migrations.AddIndex(
+            model_name='searchdocument',
+            index=models.Index(fields=['language', 'game'], name='rules_searc_languag_6e9283_idx'),
+        ),
+        migrations.AddConstraint(
+            model_name='searchdocument',
+            constraint=models.UniqueConstraint(fields=('item_type', 'item_id'), name='unique_search_document'),
+        ),
+        migrations.AddIndex(
+            model_name='searchname',
+            index=models.Index(fields=['key'], name='rules_searc_key_7ea4f9_idx'),
+        ),
+        migrations.AddIndex(
+            model_name='searchname',
+            index=models.Index(fields=['language', 'key'], name='rules_searc_languag_3026cc_idx'),
         ),
         migrations.RunPython(
             _run({"sqlite": SQLITE, "postgresql": POSTGRESQL}),

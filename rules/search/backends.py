@@ -39,20 +39,22 @@ def match(
     title_only: bool = False,
     limit: int = 300,
     prefix_from: int = 3,
+    ranked: bool = True,
 ) -> tuple[list[tuple[int, float]], int]:
     """(document id, relevance) best first, at most ``limit``; and the number of matches.
 
     Terms of ``prefix_from`` characters or more match as prefixes (suggestions use 1:
-    the word being typed is unfinished).
+    the word being typed is unfinished). ``ranked=False`` skips relevance and counting
+    (suggestions rank by themselves): a two-letter prefix may match thousands of rows.
     """
     if not groups:
         return [], 0
     if connection.vendor == "postgresql":
-        return _postgresql(groups, scope, mode, title_only, limit, prefix_from)
-    return _sqlite(groups, scope, mode, title_only, limit, prefix_from)
+        return _postgresql(groups, scope, mode, title_only, limit, prefix_from, ranked)
+    return _sqlite(groups, scope, mode, title_only, limit, prefix_from, ranked)
 
 
-def _sqlite(groups, scope, mode, title_only, limit, prefix_from):
+def _sqlite(groups, scope, mode, title_only, limit, prefix_from, ranked):
     def one(term: str) -> str:
         return f'"{term}"*' if len(term) >= prefix_from else f'"{term}"'
 
@@ -64,6 +66,9 @@ def _sqlite(groups, scope, mode, title_only, limit, prefix_from):
     # FTS5 wants the table's own name (not an alias) in MATCH and bm25().
     base = f"FROM {FTS} JOIN {TABLE} d ON d.id = {FTS}.rowid WHERE {FTS} MATCH %s{where}"
     with connection.cursor() as cursor:
+        if not ranked:
+            cursor.execute(f"SELECT d.id, 0 {base} LIMIT %s", [expression, *params, limit])  # noqa: S608
+            return [(row[0], 0.0) for row in cursor.fetchall()], 0
         # bm25: lower is better; titles weigh five times bodies.
         cursor.execute(f"SELECT d.id, -bm25({FTS}, 5.0, 1.0) AS rank {base} ORDER BY rank DESC LIMIT %s", [expression, *params, limit])  # noqa: S608
         rows = cursor.fetchall()
@@ -74,7 +79,7 @@ def _sqlite(groups, scope, mode, title_only, limit, prefix_from):
     return [(row[0], float(row[1])) for row in rows], total
 
 
-def _postgresql(groups, scope, mode, title_only, limit, prefix_from):
+def _postgresql(groups, scope, mode, title_only, limit, prefix_from, ranked):
     weight = "A" if title_only else ""
 
     def one(term: str) -> str:
@@ -86,6 +91,9 @@ def _postgresql(groups, scope, mode, title_only, limit, prefix_from):
     where, params = scope.where()
     base = f"FROM {TABLE} d WHERE d.search_vector @@ to_tsquery('simple', %s){where}"
     with connection.cursor() as cursor:
+        if not ranked:
+            cursor.execute(f"SELECT d.id, 0 {base} LIMIT %s", [joined, *params, limit])  # noqa: S608
+            return [(row[0], 0.0) for row in cursor.fetchall()], 0
         cursor.execute(
             f"SELECT d.id, ts_rank_cd(d.search_vector, to_tsquery('simple', %s)) AS rank {base} "  # noqa: S608
             "ORDER BY rank DESC LIMIT %s",

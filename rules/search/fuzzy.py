@@ -1,12 +1,14 @@
 """Typo tolerance: the closest word the index knows, for a query word it does not.
 
-The vocabulary (the folded words of titles and aliases, and of bodies) is built once per
-process and language scope and rebuilt when the index changes (its row count or latest
-id or change time moves). Matching is rapidfuzz's normalised Levenshtein ratio: title
-words first ("recations" → "reactions"), then body words with a stricter cut-off.
+Two vocabularies per language scope, built once per process and rebuilt when the index
+changes (its row count, latest id or change time moves): the words of titles and
+aliases (what players look up by name; 50,000 titles take a fraction of a second), and,
+built only when a word is no title word, the words of bodies (stricter cut-off).
+Matching is rapidfuzz's normalised Levenshtein ratio ("recations" → "reactions").
 """
 
 import threading
+import time
 from dataclasses import dataclass
 
 from django.db.models import Count, Max
@@ -15,59 +17,75 @@ from rapidfuzz import fuzz, process
 from .models import SearchDocument
 from .normalize import fold, words
 
-TITLE_CUTOFF = 75
+CUTOFF = 75
 BODY_CUTOFF = 85
 
 
 @dataclass
 class Vocabulary:
     version: tuple
-    title_words: dict[str, str]  # folded → as written (case-folded, with diacritics)
-    body_words: dict[str, str]
+    words: dict[str, str]  # folded → as written (case-folded, with diacritics)
 
 
-_cache: dict[str | None, Vocabulary] = {}
+_cache: dict[tuple[str, str | None], Vocabulary] = {}
 _lock = threading.Lock()
 
 
+VERSION_SECONDS = 5  # how long a process trusts its idea of the index's version
+_versions: dict[str | None, tuple[float, tuple]] = {}
+
+
+def forget() -> None:
+    """The index changed in this process: re-read its version on the next correction."""
+    _versions.clear()
+
+
 def _version(language: str | None) -> tuple:
+    """The index's version (row count, last id, last change), re-read every few seconds:
+    a new title becomes a correction target within that time."""
+    now = time.monotonic()
+    known = _versions.get(language)
+    if known is not None and now - known[0] < VERSION_SECONDS:
+        return known[1]
     documents = SearchDocument.objects.all()
     if language:
         documents = documents.filter(language=language)
     stats = documents.aggregate(count=Count("id"), last=Max("id"), changed=Max("updated_at"))
-    return (stats["count"], stats["last"], stats["changed"])
+    version = (stats["count"], stats["last"], stats["changed"])
+    _versions[language] = (now, version)
+    return version
 
 
-def vocabulary(language: str | None) -> Vocabulary:
-    version = _version(language)
-    cached = _cache.get(language)
+def vocabulary(language: str | None, field: str = "names", version: tuple | None = None) -> Vocabulary:
+    """The folded words of ``field`` ("names" or "body_text") in one language (or all)."""
+    version = version or _version(language)
+    cached = _cache.get((field, language))
     if cached is not None and cached.version == version:
         return cached
     documents = SearchDocument.objects.all()
     if language:
         documents = documents.filter(language=language)
-    title_words: dict[str, str] = {}
-    body_words: dict[str, str] = {}
-    for title, keys, body in documents.values_list("title", "name_keys", "body_text").iterator(chunk_size=2000):
-        for word in words(title) + keys.split():
-            if len(word) > 2:
-                title_words.setdefault(fold(word), word)
-        for word in words(body):
-            if len(word) > 3:
-                body_words.setdefault(fold(word), word)
-    built = Vocabulary(version, title_words, body_words)
+    shortest = 3 if field == "names" else 4
+    found: dict[str, str] = {}
+    for (text,) in documents.values_list(field).iterator(chunk_size=5000):
+        for word in words(text):
+            if len(word) >= shortest:
+                found.setdefault(fold(word), word)
+    built = Vocabulary(version, found)
     with _lock:
-        _cache[language] = built
+        _cache[(field, language)] = built
     return built
 
 
 def correct(word: str, language: str | None) -> str | None:
-    """The known word closest to ``word`` (case-folded), or None."""
+    """The known word closest to ``word`` (case-folded): title words first, then body
+    words; None when nothing is close."""
     folded = fold(word)
     if len(folded) < 3:
         return None
-    vocab = vocabulary(language)
-    for choices, cutoff in ((vocab.title_words, TITLE_CUTOFF), (vocab.body_words, BODY_CUTOFF)):
+    version = _version(language)
+    for field, cutoff in (("names", CUTOFF), ("body_text", BODY_CUTOFF)):
+        choices = vocabulary(language, field, version).words
         found = process.extractOne(folded, choices.keys(), scorer=fuzz.ratio, score_cutoff=cutoff)
         if found is not None and found[0] != folded:
             return choices[found[0]]

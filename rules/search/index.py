@@ -15,7 +15,8 @@ from django.db.models.signals import post_delete, post_save
 
 from ..querysets import Status
 from ..references import WIKI_LINK
-from .models import SearchDocument
+from . import fuzzy
+from .models import SearchDocument, SearchName
 from .normalize import name_key, terms
 
 BATCH = 500
@@ -101,6 +102,7 @@ def index_objects(item_type: str, items, ids: list[int] | None = None) -> None:
         gone = [doc.pk for item_id, doc in existing.items() if item_id not in documents]
         if gone:
             SearchDocument.objects.filter(pk__in=gone).delete()
+        fuzzy.forget()
         new, changed = [], []
         for item_id, document in documents.items():
             current = existing.get(item_id)
@@ -112,6 +114,31 @@ def index_objects(item_type: str, items, ids: list[int] | None = None) -> None:
         SearchDocument.objects.bulk_create(new, batch_size=BATCH)
         if changed:
             SearchDocument.objects.bulk_update(changed, FIELDS, batch_size=BATCH)
+            SearchName.objects.filter(document__in=[doc.pk for doc in changed]).delete()
+        SearchName.objects.bulk_create([row for doc in new + changed for row in name_rows(doc)], batch_size=BATCH)
+
+
+def name_rows(document: SearchDocument) -> list[SearchName]:
+    """A document's rows for suggestions: its title and aliases, and the title's later
+    word starts (position = how many words in)."""
+    rows = []
+    names, keys = document.names.split("\n"), document.name_keys.split("\n")
+    for index, (name, key) in enumerate(zip(names, keys, strict=False)):
+        parts = key.split(" ")
+        for position in range(len(parts) if index == 0 else 1):
+            suffix = " ".join(parts[position:])[:200]
+            if suffix:
+                rows.append(
+                    SearchName(
+                        document=document,
+                        key=suffix,
+                        alias=name[:300] if index else "",
+                        position=position,
+                        language=document.language,
+                        game_id=document.game_id,
+                    )
+                )
+    return rows
 
 
 def update_game(slug: str) -> None:
@@ -130,6 +157,7 @@ def update_game(slug: str) -> None:
 
 def remove_items(item_type: str, ids: Iterable[int]) -> None:
     SearchDocument.objects.filter(item_type=item_type, item_id__in=list(ids)).delete()
+    fuzzy.forget()
 
 
 def rebuild() -> int:

@@ -37,3 +37,20 @@ class SearchDocument(models.Model):
 
     def __str__(self) -> str:
         return f"{self.item_type} {self.item_id}: {self.title}"
+
+
+class SearchName(models.Model):
+    """Suggestions as you type: every title and alias, and every later word start of a
+    title ("kontrolle" for "Besitz und Kontrolle"), as a folded key. A typed prefix is
+    a range scan on the key's index, fast at any size on both databases, where a
+    full-text prefix query slows down as the prefix gets shorter."""
+
+    document = models.ForeignKey(SearchDocument, on_delete=models.CASCADE, related_name="name_rows")
+    key = models.CharField(max_length=200)
+    alias = models.CharField(max_length=300, blank=True)  # the alias, when the key is one
+    position = models.PositiveSmallIntegerField(default=0)  # 0: the name's start
+    language = models.CharField(max_length=8)
+    game_id = models.BigIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["key"]), models.Index(fields=["language", "key"])]

@@ -5,9 +5,10 @@ How a query runs:
 1. Its words become groups of index terms (``normalize``): each word stemmed in the
    language searched (or in every content language, when none is chosen), then folded.
 2. The database matches every group (``backends``: FTS5 or tsvector).
-3. Nothing matched? Words the index does not know are corrected to the closest title or
-   body word (``fuzzy``), and the corrected query runs; its words are the "did you mean"
-   suggestion. Still nothing? Any group may match.
+3. Nothing matched? Long words are also tried shortened by two letters (a word typed
+   without its diacritics may stem differently). Then words the index does not know are
+   corrected to the closest title or body word (``fuzzy``), and the corrected query
+   runs; its words are the "did you mean" suggestion. Still nothing? Any group may match.
 4. The candidates are ranked here, the same on both databases: an exact title or alias
    match first, then how many query words the title holds, then the database's
    relevance, with a small boost for items changed in the last months (a fresh erratum
@@ -26,7 +27,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from ..languages import CONTENT_LANGUAGE_CODES
 from . import backends, fuzzy
-from .models import SearchDocument
+from .models import SearchDocument, SearchName
 from .normalize import _STOPWORDS, fold, name_key, term, words
 
 MAX_QUERY_LENGTH = 200
@@ -87,6 +88,12 @@ def search(
     groups = _groups(query_words, language)
     found, total = backends.match(groups, scope, mode="all")
     if not found:
+        # A word typed without its diacritics may stem differently ("stanowic" vs
+        # "stanowić" → "stanow"): its shortened form, as a prefix, meets the stem.
+        loose = [list(dict.fromkeys([*group, *_shortened(word)])) for word, group in zip(query_words, groups, strict=True)]
+        if loose != groups:
+            found, total = backends.match(loose, scope, mode="all")
+    if not found:
         corrected = [fuzzy.correct(word, language) if not _known(group, scope) else None for word, group in zip(query_words, groups, strict=True)]
         if any(corrected):
             fixed_words = [fix or word for word, fix in zip(query_words, corrected, strict=True)]
@@ -103,31 +110,31 @@ def search(
 
 
 def suggest(query: str, *, game: str | None = None, language: str | None = None, limit: int = 8) -> list[Suggestion]:
-    """Titles (and aliases) that start like the query, for suggestions as you type."""
+    """Titles and aliases that start like the query (or a later word of a title does),
+    for suggestions as you type: a range scan on ``SearchName.key``."""
     query = _checked(query)
     scope = _scope(game, language, None)
-    typed = words(query)
-    if scope is None or not typed:
-        return []
-    groups = _groups(typed, language)
-    groups[-1] = list(dict.fromkeys([fold(typed[-1]), *groups[-1]]))  # the word being typed, unstemmed too
-    found, _ = backends.match(groups, scope, mode="all", title_only=True, limit=50, prefix_from=1)
-    if not found:
-        return []
     key = name_key(query)
-    documents = SearchDocument.objects.in_bulk([doc_id for doc_id, _ in found])
-    rows = []
-    for position, (doc_id, _) in enumerate(found):
-        document = documents[doc_id]
-        keys, names = document.name_keys.split("\n"), document.names.split("\n")
-        title_first = keys[0].startswith(key)
-        alias = "" if title_first else next((n for k, n in zip(keys[1:], names[1:], strict=False) if k.startswith(key)), "")
-        rows.append((not title_first, not alias, position, len(document.title), document, alias))
-    rows.sort(key=lambda row: row[:4])
-    games = _games({row[4].game_id for row in rows[:limit]})
+    if scope is None or not key:
+        return []
+    # Every key starting with ``key`` sorts between it and key + "zzzz…" (keys are
+    # [a-z0-9 ]); a collation that ignores spaces may let in a few more, dropped below.
+    rows = SearchName.objects.filter(key__gte=key, key__lte=key + "z" * 8)
+    if scope.language:
+        rows = rows.filter(language=scope.language)
+    if scope.game_id:
+        rows = rows.filter(game_id=scope.game_id)
+    rows = rows.select_related("document").order_by("position", "key")[: limit * 6]
+    picked: dict[int, tuple] = {}
+    for row in rows:
+        if not row.key.startswith(key) or row.document_id in picked:
+            continue
+        picked[row.document_id] = (row.position, bool(row.alias), len(row.document.title), row.document, row.alias)
+    best = sorted(picked.values(), key=lambda item: item[:3])[:limit]
+    games = _games({item[3].game_id for item in best})
     return [
         Suggestion(doc.item_type, doc.item_id, doc.title, alias, games[doc.game_id].slug, doc.language, _url(doc, games[doc.game_id].slug))
-        for *_, doc, alias in rows[:limit]
+        for *_, doc, alias in best
     ]
 
 
@@ -169,6 +176,11 @@ def _groups(query_words: list[str], language: str | None) -> list[list[str]]:
         if group:
             groups.append(group)
     return groups
+
+
+def _shortened(word: str) -> list[str]:
+    folded = fold(word)
+    return [folded[: max(4, len(folded) - 2)]] if len(folded) >= 6 else []
 
 
 def _known(group: list[str], scope: backends.Scope) -> bool:
