@@ -4,8 +4,9 @@ Stemming and folding happen here rather than in the database, so SQLite (FTS5) a
 PostgreSQL (tsvector) index exactly the same terms and behave alike:
 
 * words are Unicode letters and digits, case-folded;
-* each word is stemmed with the Snowball stemmer of its language (English, German,
-  Dutch, Polish, French, Spanish, Italian: "Karten" → "kart", "strefie" → "stref"),
+* each word is stemmed with the Snowball stemmer of its language (PyStemmer, Snowball's
+  own C code: English, German, Dutch, Polish, French, Spanish, Italian: "Karten" →
+  "kart", "strefie" → "stref"),
   *then* folded to ASCII ("zdolności" → "zdolnośc" → "zdolnosc"), so a query typed
   without diacritics ("zdolnosci") meets the same term;
 * a query also drops its language's most common function words ("the", "der", "w"),
@@ -19,7 +20,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-import snowballstemmer
+import Stemmer
 from anyascii import anyascii
 
 WORD = re.compile(r"[^\W_]+")
@@ -51,7 +52,7 @@ def words(text: str) -> list[str]:
 
 @lru_cache(maxsize=8)
 def _stemmer(language: str):
-    return snowballstemmer.stemmer(STEMMERS.get(language, "english"))
+    return Stemmer.Stemmer(STEMMERS.get(language, "english"))
 
 
 @lru_cache(maxsize=300_000)
