@@ -9,10 +9,8 @@ re-import under 5 s, peak memory under 500 MB.
 """
 
 import argparse
-import os
 import resource
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -30,24 +28,13 @@ def main() -> None:
     parser.add_argument("--database-url")
     args = parser.parse_args()
 
-    workdir = tempfile.mkdtemp(prefix="rulesite-bench-")
-    os.environ["DATABASE_URL"] = args.database_url or f"sqlite:///{workdir}/bench.sqlite3"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rulesite.settings.base")
-    # Production settings: with DEBUG on, Django records every query's SQL, which is
-    # not what a moderator's import pays for.
-    os.environ["DJANGO_DEBUG"] = "0"
-    os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only-not-secret")
+    from benchdb import setup_django
 
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
+    setup_django(args.database_url)
     from generate_glossary import glossary
     from rules.importing import ImportOptions, import_document
     from rules.importing.pipeline import SourceInfo
 
-    call_command("migrate", verbosity=0)
     started = time.perf_counter()
     text = glossary(args.count).encode()
     print(f"generated {args.count} entries, {len(text) / 1e6:.1f} MB of text in {time.perf_counter() - started:.1f} s")

@@ -23,14 +23,11 @@ Production settings (DEBUG off), so Django does not record every query's SQL.
 """
 
 import argparse
-import atexit
 import math
 import os
 import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -316,23 +313,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
 
-    workdir = tempfile.mkdtemp(prefix="rulesite-bench-")
-    atexit.register(shutil.rmtree, workdir, ignore_errors=True)  # the throwaway database
-    os.environ["DATABASE_URL"] = args.database_url or f"sqlite:///{workdir}/bench.sqlite3"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rulesite.settings.base")
-    # No collectstatic here: an empty static root keeps WhiteNoise from warning.
-    os.makedirs(f"{workdir}/static", exist_ok=True)
-    os.environ.setdefault("DJANGO_STATIC_ROOT", f"{workdir}/static")
-    # Production settings: with DEBUG on, Django records every query's SQL.
-    os.environ["DJANGO_DEBUG"] = "0"
-    os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only-not-secret")
-    # The test client's requests are for host "testserver".
-    hosts = [h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "").split(",") if h.strip()]
-    os.environ["DJANGO_ALLOWED_HOSTS"] = ",".join(dict.fromkeys([*hosts, "testserver", "localhost", "127.0.0.1"]))
+    from benchdb import setup_django
 
-    import django
-
-    django.setup()
+    setup_django(args.database_url)
     from django.core.management import call_command, get_commands
     from django.test import Client
     from django.urls import Resolver404, resolve
@@ -352,7 +335,6 @@ def main() -> None:
         print("It needs the index-backed search engine and the search API (see rules/search/).")
         sys.exit(2)
 
-    call_command("migrate", verbosity=0)
     if Entry.objects.exists():
         print(f"The database at {os.environ['DATABASE_URL']} already has entries; give an empty one.")
         sys.exit(2)

@@ -13,12 +13,9 @@ every miss, with the titles that came first. ``--all`` also lists the hits.
 """
 
 import argparse
-import atexit
 import io
 import os
-import shutil
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -37,23 +34,14 @@ def main() -> None:
     parser.add_argument("--all", action="store_true", help="list every query with its rank, not only the misses")
     args = parser.parse_args()
 
-    workdir = tempfile.mkdtemp(prefix="rulesite-bench-")
-    atexit.register(shutil.rmtree, workdir, ignore_errors=True)  # the throwaway database
-    os.environ["DATABASE_URL"] = args.database_url or f"sqlite:///{workdir}/bench.sqlite3"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rulesite.settings.base")
-    # Production settings, as the site runs.
-    os.environ["DJANGO_DEBUG"] = "0"
-    os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only-not-secret")
+    from benchdb import setup_django
 
-    import django
-
-    django.setup()
+    setup_django(args.database_url)
     from django.core.management import call_command
 
     from rules.search import search
     from tests.search import QUERY_FILES, read_queries
 
-    call_command("migrate", verbosity=0)
     started = time.perf_counter()
     call_command("load_demo", stdout=io.StringIO())
     print(f"demo content loaded in {time.perf_counter() - started:.2f} s ({os.environ['DATABASE_URL']})")
