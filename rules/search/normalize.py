@@ -10,7 +10,7 @@ PostgreSQL (tsvector) index exactly the same terms and behave alike:
   *then* folded to ASCII ("zdolności" → "zdolnośc" → "zdolnosc"), so a query typed
   without diacritics ("zdolnosci") meets the same term;
 * a query also drops its language's most common function words ("the", "der", "w"),
-  unless nothing else is left.
+  unless nothing else is left (``query_words``).
 
 Terms are ``[a-z0-9]+`` only, which is what makes them safe to put into an FTS5 MATCH
 expression or a tsquery: no user text ever reaches either syntax.
@@ -21,7 +21,8 @@ import unicodedata
 from functools import lru_cache
 
 import Stemmer
-from anyascii import anyascii
+
+from ..text import fold_diacritics
 
 WORD = re.compile(r"[^\W_]+")
 STEMMERS = {
@@ -34,6 +35,8 @@ STEMMERS = {
     "it": "italian",
 }
 STOPWORDS = {
+    language: frozenset(line.split())
+    for language, line in {
     "en": "a an and are as at be by for from in into is it of on or that the this to with",
     "de": "am an auf aus bei das dem den der des die ein eine einer eines im in ist mit und von vom zu zum zur",
     "nl": "aan als bij de den der een en het in is met of op te van voor",
@@ -41,8 +44,9 @@ STOPWORDS = {
     "fr": "au aux de des du en et la le les un une",
     "es": "a al de del el en la las los un una y",
     "it": "a al del della di e il in la le lo un una",
+    }.items()
 }
-_STOPWORDS = {language: frozenset(words.split()) for language, words in STOPWORDS.items()}
+ANY_STOPWORD = frozenset().union(*STOPWORDS.values())
 
 
 def words(text: str) -> list[str]:
@@ -55,43 +59,40 @@ def _stemmer(language: str):
     return Stemmer.Stemmer(STEMMERS.get(language, "english"))
 
 
-@lru_cache(maxsize=300_000)
-def term(word: str, language: str) -> str:
-    """One case-folded word → its index term (stemmed in its language, then ASCII)."""
-    return fold(_stemmer(language).stemWord(word))
-
-
 @lru_cache(maxsize=100_000)
 def fold(word: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "", anyascii(word).lower())
+    """ASCII letters and digits only, through the project's transliteration (ł→l, ß→ss)."""
+    return re.sub(r"[^a-z0-9]+", "", fold_diacritics(word))
 
 
-# language → word → term: a plain dict is twice as fast as lru_cache when indexing
-# thousands of bodies, where this loop is the cost.
+# language → word → term. A plain dict rather than lru_cache: indexing thousands of
+# bodies calls this once per word, and that loop is the cost of indexing.
 _known_terms: dict[str, dict[str, str]] = {}
+KNOWN_TERMS_LIMIT = 500_000  # per language: a process indexing forever stays small
+
+
+def term(word: str, language: str) -> str:
+    """One case-folded word → its index term (stemmed in its language, then ASCII)."""
+    known = _known_terms.setdefault(language, {})
+    found = known.get(word)
+    if found is None:
+        found = fold(_stemmer(language).stemWord(word))
+        if len(known) < KNOWN_TERMS_LIMIT:
+            known[word] = found
+    return found
 
 
 def terms(text: str, language: str) -> list[str]:
     """Every word of ``text`` as an index term, in order (repeats kept)."""
-    known = _known_terms.setdefault(language, {})
-    out = []
-    for word in words(text):
-        found = known.get(word)
-        if found is None:
-            found = term(word, language)
-            if len(known) < 500_000:  # bounded: a process indexing forever stays small
-                known[word] = found
-        if found:
-            out.append(found)
-    return out
+    return [found for found in (term(word, language) for word in words(text)) if found]
 
 
-def query_terms(query: str, language: str) -> list[str]:
-    """A query's distinct terms, without function words unless they are all it has."""
-    all_words = words(query)
-    stop = _STOPWORDS.get(language, frozenset())
-    kept = [word for word in all_words if word not in stop] or all_words
-    return list(dict.fromkeys(t for t in (term(word, language) for word in kept) if t))
+def query_words(query: str, language: str | None) -> list[str]:
+    """A query's distinct words without function words (of its language, or of any when
+    none is chosen) unless that leaves none; at most ten."""
+    all_words = list(dict.fromkeys(words(query)))
+    stop = STOPWORDS.get(language, frozenset()) if language else ANY_STOPWORD
+    return ([word for word in all_words if word not in stop] or all_words)[:10]
 
 
 def name_key(text: str) -> str:

@@ -28,7 +28,7 @@ from django.utils.safestring import SafeString, mark_safe
 from ..languages import CONTENT_LANGUAGE_CODES
 from . import backends, fuzzy
 from .models import SearchDocument, SearchName
-from .normalize import _STOPWORDS, fold, name_key, term, words
+from .normalize import fold, name_key, query_words, term, words
 
 MAX_QUERY_LENGTH = 200
 TYPES = ("entry", "erratum", "question")
@@ -82,30 +82,32 @@ def search(
     query = _checked(query)
     results = SearchResults(query)
     scope = _scope(game, language, type)
-    query_words = _query_words(query, language)
-    if scope is None or not query_words:
+    # Only words that make a term (one of symbols alone makes none), so each word has
+    # its group, position for position.
+    typed = [word for word in query_words(query, language) if _group(word, language)]
+    if scope is None or not typed:
         return results
-    groups = _groups(query_words, language)
+    groups = _groups(typed, language)
     found, total = backends.match(groups, scope, mode="all")
     if not found:
         # A word typed without its diacritics may stem differently ("stanowic" vs
         # "stanowić" → "stanow"): its shortened form, as a prefix, meets the stem.
-        loose = [list(dict.fromkeys([*group, *_shortened(word)])) for word, group in zip(query_words, groups, strict=True)]
+        loose = [list(dict.fromkeys([*group, *_shortened(word)])) for word, group in zip(typed, groups, strict=True)]
         if loose != groups:
             found, total = backends.match(loose, scope, mode="all")
     if not found:
-        corrected = [fuzzy.correct(word, language) if not _known(group, scope) else None for word, group in zip(query_words, groups, strict=True)]
+        corrected = [fuzzy.correct(word, language) if not _known(group, scope) else None for word, group in zip(typed, groups, strict=True)]
         if any(corrected):
-            fixed_words = [fix or word for word, fix in zip(query_words, corrected, strict=True)]
+            fixed_words = [word for word in (fix or word for word, fix in zip(typed, corrected, strict=True)) if _group(word, language)]
             results.suggestion = " ".join(fixed_words)
-            query_words, groups = fixed_words, _groups(fixed_words, language)
+            typed, groups = fixed_words, _groups(fixed_words, language)
             found, total = backends.match(groups, scope, mode="all")
     if not found and len(groups) > 1:
         found, total = backends.match(groups, scope, mode="any")
     if not found:
         return results
     results.total = total
-    results.hits = _rank(found, groups, query_words, query, limit)
+    results.hits = _rank(found, groups, typed, query, limit)
     return results
 
 
@@ -124,7 +126,11 @@ def suggest(query: str, *, game: str | None = None, language: str | None = None,
         rows = rows.filter(language=scope.language)
     if scope.game_id:
         rows = rows.filter(game_id=scope.game_id)
-    rows = rows.select_related("document").order_by("position", "key")[: limit * 6]
+    rows = (
+        rows.select_related("document")
+        .defer("document__body_text", "document__body_terms", "document__title_terms")  # not shown
+        .order_by("position", "key")[: limit * 6]
+    )
     picked: dict[int, tuple] = {}
     for row in rows:
         if not row.key.startswith(key) or row.document_id in picked:
@@ -160,22 +166,14 @@ def _scope(game: str | None, language: str | None, item_type: str | None) -> bac
     return backends.Scope(language or None, game_id, item_type or None)
 
 
-def _query_words(query: str, language: str | None) -> list[str]:
-    """The query's words without function words (unless that leaves none), at most ten."""
-    all_words = list(dict.fromkeys(words(query)))
-    stop = _STOPWORDS.get(language) if language else frozenset().union(*_STOPWORDS.values())
-    kept = [word for word in all_words if word not in (stop or ())] or all_words
-    return kept[:10]
-
-
-def _groups(query_words: list[str], language: str | None) -> list[list[str]]:
+def _group(word: str, language: str | None) -> list[str]:
+    """A query word's terms in the language searched, or in every content language."""
     languages = [language] if language else CONTENT_LANGUAGE_CODES
-    groups = []
-    for word in query_words:
-        group = list(dict.fromkeys(t for t in (term(word, lang) for lang in languages) if t))
-        if group:
-            groups.append(group)
-    return groups
+    return list(dict.fromkeys(t for t in (term(word, lang) for lang in languages) if t))
+
+
+def _groups(typed: list[str], language: str | None) -> list[list[str]]:
+    return [group for group in (_group(word, language) for word in typed) if group]
 
 
 def _shortened(word: str) -> list[str]:
