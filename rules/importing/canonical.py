@@ -94,7 +94,7 @@ from simple_history.utils import bulk_create_with_history, bulk_update_with_hist
 from ..languages import CONTENT_LANGUAGE_CODES
 from ..models import Entry, Erratum, Game, Source
 from ..references import deferred_resolution, rebuild_cross_references, request_resolution
-from ..search.index import update_game as update_search_index
+from ..search.index import index_objects as index_for_search
 from .cleaning import Warning
 from .errors import ImportRulesError
 from .pipeline import ImportOptions, ImportReport, Outcome
@@ -785,7 +785,6 @@ def import_canonical(text: str, options: ImportOptions) -> ImportReport:
             _check_references(plan, existing, options.prune)  # still before any write
             with deferred_resolution():
                 _write(plan, existing, options, report)
-            update_search_index(plan.game["slug"])  # bulk writes send no signals
             if options.dry_run:
                 # Everything above ran for real, so the report is exact; now undo it.
                 transaction.set_rollback(True)
@@ -952,6 +951,7 @@ def _write_entries(plan, existing, game, entries: dict, resolved, user, report) 
     ordered = _parents_first(plan.items["entries"])
     outcomes: dict[tuple[str, str], Outcome] = {}
     touched: list[Entry] = []
+    created: list[Entry] = []
 
     levels: dict[tuple[str, str], int] = {}
     for item in ordered:
@@ -968,6 +968,7 @@ def _write_entries(plan, existing, game, entries: dict, resolved, user, report) 
         )
         for item, obj in zip(items, objs, strict=True):
             entries[item.ident] = obj
+            created.append(obj)
             touched.append(obj)
             outcomes[item.ident] = Outcome("entry", obj.title, "created", obj.slug)
 
@@ -996,6 +997,9 @@ def _write_entries(plan, existing, game, entries: dict, resolved, user, report) 
         )
     if touched:
         rebuild_cross_references(touched)
+    # Bulk writes send no signals: index the entries written here (errata and questions
+    # are saved one by one, and their signals index them).
+    index_for_search("entry", created + updated)
     # Titles, aliases and statuses decide what a label resolves to: resolve every language
     # that changed (once, at the end of the deferred_resolution() block).
     for language in sorted({obj.language for obj in updated + touched}):

@@ -141,20 +141,6 @@ def name_rows(document: SearchDocument) -> list[SearchName]:
     return rows
 
 
-def update_game(slug: str) -> None:
-    """Bring every index row of one game up to date (after a bulk import of it)."""
-    from ..models import Game
-
-    game = Game.objects.filter(slug=slug).first()
-    if game is None:
-        return
-    for item_type, model in _models().items():
-        ids = set(model.objects.filter(game=game).values_list("pk", flat=True))
-        indexed = set(SearchDocument.objects.filter(game=game, item_type=item_type).values_list("item_id", flat=True))
-        remove_items(item_type, indexed - ids)
-        update_items(item_type, sorted(ids))
-
-
 def remove_items(item_type: str, ids: Iterable[int]) -> None:
     SearchDocument.objects.filter(item_type=item_type, item_id__in=list(ids)).delete()
     fuzzy.forget()
@@ -185,7 +171,7 @@ def connect_signals() -> None:
 def _saved(item_type: str):
     def handler(sender, instance, raw=False, **kwargs):
         if not raw:  # loaddata: rebuild afterwards
-            update_items(item_type, [instance.pk])
+            index_objects(item_type, [instance])  # the saved row itself: no reload
 
     return handler
 

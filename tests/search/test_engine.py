@@ -138,6 +138,18 @@ class TestIndexStaysCurrent:
         import_document("Ambush\nAn ambush card enters play face down.\n", ImportOptions(game="heroes", language="en", kind="glossary"))
         assert titles(search("ambush")) == ["Ambush"]
 
+    def test_a_json_export_imported_is_searchable_at_once(self, game):
+        from rules.importing import ImportOptions, import_document
+        from rules.importing.canonical import export_game
+        from rules.models import Game
+
+        make_entry(game=game, title="Ambush", body="An ambush card enters play face down.")
+        exported = export_game(game)
+        Game.objects.all().delete()
+        assert titles(search("ambush")) == []
+        import_document(exported, ImportOptions(game="heroes", language=""))
+        assert titles(search("ambush")) == ["Ambush"]
+
     def test_rebuild_recreates_the_index(self, game):
         make_entry(game=game, title="Exhaust", body="Turn the card sideways.")
         SearchDocument.objects.all().delete()
