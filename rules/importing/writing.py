@@ -29,7 +29,7 @@ from django.utils import timezone
 from simple_history.utils import bulk_create_with_history, bulk_update_with_history
 
 from ..models import Entry, Erratum, Game, Source
-from ..references import deferred_resolution, rebuild_cross_references, resolution_keys, resolve_references
+from ..references import deferred_resolution, rebuild_cross_references, request_resolution, resolution_keys
 from ..search.index import index_objects as index_for_search
 from ..text import normalize_label, slugify_title
 from .cleaning import Warning
@@ -60,7 +60,9 @@ def write_items(items: list[ParsedItem], options, report) -> None:
             writer.write(items)
             if options.prune and source is not None:
                 writer.prune()  # deletes one by one: the search index follows by signal
-        resolve_references(game.pk, options.language)
+            # Once for the whole game and language, with the prune's own request, when
+            # the block ends.
+            request_resolution(game.pk, options.language)
         for item_type, rows in writer.written.items():  # bulk writes send no signals
             index_for_search(item_type, rows)
         if options.dry_run:
@@ -75,6 +77,7 @@ class _Writer:
         self.game, self.source, self.options, self.report = game, source, options, report
         self.reason = f"import: {source.title if source else 'document'}"
         self.models = {"entry": Entry, "erratum": Erratum, "question": Question}
+        self.types = {model: type_ for type_, model in self.models.items()}
         self.kept: dict[str, set[str]] = defaultdict(set)  # type → slugs in the document
         self.written: dict[str, list] = defaultdict(list)  # type → rows created or changed
 
@@ -319,7 +322,7 @@ class _Writer:
         saved = bulk_create_with_history(
             objs, model, batch_size=BATCH, default_change_reason=self.reason, default_user=self.options.user
         )
-        self.written[_type_of(model)].extend(saved)
+        self.written[self.types[model]].extend(saved)
         return saved
 
     def _update(self, model, updates: list[tuple[object, list[str]]]) -> None:
@@ -334,7 +337,7 @@ class _Writer:
         bulk_update_with_history(
             objs, model, fields, batch_size=BATCH, default_change_reason=self.reason, default_user=self.options.user
         )
-        self.written[_type_of(model)].extend(objs)
+        self.written[self.types[model]].extend(objs)
 
     def _record(self, plans: list[Planned], created: dict[str, Outcome]) -> None:
         for plan in plans:
@@ -377,10 +380,6 @@ class _Writer:
                 self.report.outcomes.append(Outcome(type_, title, "deleted", obj.slug))
                 obj._change_reason = self.reason
                 obj.delete()
-
-
-def _type_of(model) -> str:
-    return {"Entry": "entry", "Erratum": "erratum", "Question": "question"}[model.__name__]
 
 
 def _current(obj, key: str):

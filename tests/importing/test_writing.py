@@ -125,7 +125,7 @@ class TestCrossReferences:
 @pytest.mark.django_db
 class TestAllOrNothing:
     def test_a_failure_at_the_last_step_leaves_the_database_as_it_was(self, monkeypatch):
-        import rules.importing.writing as writing
+        import rules.references as references
 
         game = make_game(slug="helden", name="Helden")
         make_entry(game=game, language="de", title="Angriff", body="Alt.")
@@ -134,7 +134,8 @@ class TestAllOrNothing:
         def fail(*args, **kwargs):
             raise RuntimeError("the database went away")
 
-        monkeypatch.setattr(writing, "resolve_references", fail)
+        # Resolution runs last, when the import's writes are all done.
+        monkeypatch.setattr(references, "resolve_references", fail)
         with pytest.raises(RuntimeError):
             import_document(SECOND_EDITION, options())
         assert (Game.objects.count(), Entry.objects.count(), Entry.history.count(), CrossReference.objects.count()) == counts
