@@ -84,7 +84,15 @@ def term(word: str, language: str) -> str:
 
 def terms(text: str, language: str) -> list[str]:
     """Every word of ``text`` as an index term, in order (repeats kept)."""
-    return [found for found in (term(word, language) for word in words(text)) if found]
+    known = _known_terms.setdefault(language, {})
+    out = []
+    for word in words(text):
+        found = known.get(word)  # inline: the hot loop of indexing; term() on a miss
+        if found is None:
+            found = term(word, language)
+        if found:
+            out.append(found)
+    return out
 
 
 def query_words(query: str, language: str | None) -> list[str]:
