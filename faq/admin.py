@@ -1,16 +1,17 @@
 from django.contrib import admin
-from simple_history.admin import SimpleHistoryAdmin
 
-from rules.admin import archive, publish
+from rules.admin.actions import STATUS_ACTIONS
+from rules.admin.base import ModeratedAdmin
+from rules.admin.preview import MarkdownPreviewAdmin
 
 from .models import Question
 
 
 @admin.register(Question)
-class QuestionAdmin(SimpleHistoryAdmin):
+class QuestionAdmin(MarkdownPreviewAdmin, ModeratedAdmin):
     list_display = ["question", "game", "language", "topic", "status", "updated_at"]
     list_filter = ["status", "game", "language"]
     search_fields = ["question", "answer"]
     filter_horizontal = ["related_entries"]
     raw_id_fields = ["source"]
-    actions = [publish, archive]
+    actions = STATUS_ACTIONS

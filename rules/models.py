@@ -2,10 +2,10 @@
 
 import uuid
 
+from django.conf import settings
 from django.db import models, transaction
 from django.urls import reverse
-from django.conf import settings
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
@@ -49,10 +49,17 @@ class Game(models.Model):
     publisher = models.CharField(_("publisher"), max_length=200, blank=True)
     year = models.PositiveSmallIntegerField(_("year"), null=True, blank=True)
     bgg_id = models.PositiveIntegerField(_("BoardGameGeek id"), null=True, blank=True)
+    moderators = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="moderated_games",
+        verbose_name=_("game moderators"),
+        help_text=_("Members of the “Game moderators” group who may edit this game's content."),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    history = HistoricalRecords()
+    history = HistoricalRecords(excluded_fields=["moderators"])
     objects = GameQuerySet.as_manager()
 
     class Meta:
@@ -173,10 +180,16 @@ class Entry(models.Model):
     translation_key = models.UUIDField(
         _("translation key"), default=uuid.uuid4, db_index=True, help_text=_("Shared by the same entry in every language.")
     )
+    body_checked_at = models.DateTimeField(
+        _("text checked"),
+        default=timezone.now,
+        editable=False,
+        help_text=_("When the body was last written or confirmed up to date with its errata."),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True, db_index=True)
 
-    history = HistoricalRecords(excluded_fields=["updated_at"])
+    history = HistoricalRecords(excluded_fields=["updated_at", "body_checked_at"])
     objects = EntryQuerySet.as_manager()
 
     class Meta:
@@ -191,15 +204,59 @@ class Entry(models.Model):
     def __str__(self) -> str:
         return f"{self.number}. {self.title}" if self.number and not self.title.endswith(self.number) else self.title
 
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        instance = super().from_db(db, field_names, values)
+        # What was stored, to tell a rename or a body edit on save (see save()).
+        instance._stored = {name: instance.__dict__.get(name) for name in ("title", "slug", "body", "game_id", "language")}
+        return instance
+
     def save(self, *args, **kwargs) -> None:
+        """Save, keeping everything that points at the entry working.
+
+        - A new title moves a slug that was made from the old title along with it;
+          the old slug keeps working as a permanent redirect (``EntryRedirect``).
+        - The old title becomes an alias, so cross-references written with it still
+          resolve to this entry (and readers who search for it still find it).
+        - A changed body marks the text as checked now (the errata worklist).
+        - The cross-references are re-derived and every label of the game and
+          language is resolved again.
+        """
         from .references import request_resolution, sync_cross_references
 
+        stored = getattr(self, "_stored", None)
+        renamed = stored is not None and stored["title"] != self.title
+        if renamed:
+            self._follow_rename(stored["title"], stored["slug"])
         if not self.slug:
             self.slug = unique_slug_for(self, self.title)
+        if stored is not None and stored["body"] != self.body:
+            self.body_checked_at = timezone.now()
         with transaction.atomic():
             super().save(*args, **kwargs)
+            self._keep_old_slug(stored)
             sync_cross_references(self)
             request_resolution(self.game_id, self.language)
+        self._stored = {name: self.__dict__.get(name) for name in ("title", "slug", "body", "game_id", "language")}
+        if stored is not None and (stored["game_id"], stored["language"]) != (self.game_id, self.language):
+            request_resolution(stored["game_id"], stored["language"])
+
+    def _follow_rename(self, old_title: str, old_slug: str) -> None:
+        if self.slug == old_slug and slug_was_made_from(old_slug, old_title):
+            self.slug = unique_slug_for(self, self.title)
+        if normalize_label(old_title) not in self.lookup_keys:
+            self.aliases = [*(self.aliases or []), old_title]
+
+    def _keep_old_slug(self, stored: dict | None) -> None:
+        """The old slug redirects here; a slug this entry now uses redirects nowhere."""
+        EntryRedirect.objects.filter(game_id=self.game_id, language=self.language, old_slug=self.slug).delete()
+        if stored is None or stored["slug"] in (None, "", self.slug):
+            return
+        if (stored["game_id"], stored["language"]) != (self.game_id, self.language):
+            return  # moved to another game or language: the old address is not this entry's
+        EntryRedirect.objects.update_or_create(
+            game_id=self.game_id, language=self.language, old_slug=stored["slug"], defaults={"entry": self}
+        )
 
     def delete(self, *args, **kwargs):
         from .references import request_resolution
@@ -258,6 +315,32 @@ class Entry(models.Model):
             .select_related("game")
             .order_by("language")
         )
+
+
+def slug_was_made_from(slug: str, title: str) -> bool:
+    """Whether ``slug`` is the slug ``unique_slug_for`` gives ``title`` (with or without "-N")."""
+    base = slugify_title(title)
+    return slug == base or (slug.startswith(base + "-") and slug[len(base) + 1 :].isdigit())
+
+
+class EntryRedirect(models.Model):
+    """An entry's earlier slug: the old address answers with a permanent redirect."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    language = models.CharField(max_length=8, choices=CONTENT_LANGUAGES)
+    old_slug = models.SlugField(max_length=200)
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="redirects")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("old address")
+        verbose_name_plural = _("old addresses")
+        constraints = [
+            models.UniqueConstraint(fields=["game", "language", "old_slug"], name="unique_entry_redirect"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.old_slug} → {self.entry.slug}"
 
 
 class CrossReference(models.Model):

@@ -120,7 +120,7 @@ QUESTION_FIELDS = (
     "related_entries", "translation_key",
 )
 # Model fields deliberately left out of the file (ids, the game link, timestamps).
-NOT_EXPORTED = frozenset({"id", "game", "created_at", "updated_at"})
+NOT_EXPORTED = frozenset({"id", "game", "created_at", "updated_at", "body_checked_at", "moderators"})
 TOP_LEVEL_KEYS = ("format", "version", "language", "game", "sources", "entries", "errata", "questions")
 
 
@@ -988,6 +988,9 @@ def _write_entries(plan, existing, game, entries: dict, resolved, user, report) 
                 setattr(obj, name, values[name])
             obj.updated_at = now
             fields.update(changes)
+            if "body" in changes:
+                obj.body_checked_at = now  # a new text is checked against errata anew
+                fields.add("body_checked_at")
             updated.append(obj)
             if changes.keys() & {"body", "see_also"}:
                 touched.append(obj)

@@ -329,11 +329,15 @@ class _Writer:
         if not updates:
             return
         now = timezone.now()
-        fields = sorted({field for _, changed in updates for field in changed} | {"updated_at"})
+        fields = {field for _, changed in updates for field in changed} | {"updated_at"}
         objs = []
-        for obj, _ in updates:
+        for obj, changed in updates:
             obj.updated_at = now
+            if model is Entry and "body" in changed:
+                obj.body_checked_at = now  # a new text is checked against errata anew
+                fields.add("body_checked_at")
             objs.append(obj)
+        fields = sorted(fields)
         bulk_update_with_history(
             objs, model, fields, batch_size=BATCH, default_change_reason=self.reason, default_user=self.options.user
         )

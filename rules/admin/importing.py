@@ -35,11 +35,11 @@ from django.urls import path, reverse
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
-from .diffing import word_diff_html
-from .importing import ImportOptions, ImportRulesError, import_document
-from .importing.pipeline import SourceInfo
-from .languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
-from .models import Entry, Erratum, Game, Source
+from ..diffing import word_diff_html
+from ..importing import ImportOptions, ImportRulesError, import_document
+from ..importing.pipeline import SourceInfo
+from ..languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
+from ..models import Entry, Erratum, Game, Source
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 SESSION_KEY = "rules_import_pending"

@@ -1,23 +1,29 @@
-"""The moderators' workspace: every edit is recorded (django-simple-history) and revertible."""
+"""The moderators' workspace: every edit is recorded (django-simple-history) and revertible.
+
+Each ModelAdmin is ``base.ModeratedAdmin`` (game scoping, edit conflicts, readable
+history and revert) plus what its model needs; the concerns live in sibling modules.
+"""
 
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
-from simple_history.admin import SimpleHistoryAdmin
 
-from .admin_import import import_urls
-from .models import CrossReference, Entry, Erratum, Game, Source
-from .querysets import Status
+from ..models import CrossReference, Entry, Erratum, Game, Source
+from .actions import STATUS_ACTIONS
+from .base import ModeratedAdmin
+from .importing import import_urls
+from .preview import MarkdownPreviewAdmin
+from .translations import TranslationsAdmin
 
 
 @admin.register(Game)
-class GameAdmin(SimpleHistoryAdmin):
+class GameAdmin(ModeratedAdmin):
     list_display = ["name", "slug", "publisher", "year"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
 
 
 @admin.register(Source)
-class SourceAdmin(SimpleHistoryAdmin):
+class SourceAdmin(ModeratedAdmin):
     list_display = ["title", "game", "language", "kind", "version", "official"]
     list_filter = ["game", "language", "kind", "official"]
     search_fields = ["title"]
@@ -38,29 +44,15 @@ class CrossReferenceInline(admin.TabularInline):
         return False
 
 
-@admin.action(description=_("Publish the selected items"))
-def publish(modeladmin, request, queryset):
-    for obj in queryset:  # save() one by one: each change is recorded in the history
-        obj.status = Status.PUBLISHED
-        obj.save()
-
-
-@admin.action(description=_("Archive the selected items"))
-def archive(modeladmin, request, queryset):
-    for obj in queryset:
-        obj.status = Status.ARCHIVED
-        obj.save()
-
-
 @admin.register(Entry)
-class EntryAdmin(SimpleHistoryAdmin):
+class EntryAdmin(TranslationsAdmin, MarkdownPreviewAdmin, ModeratedAdmin):
     list_display = ["__str__", "game", "language", "kind", "status", "is_fragment", "updated_at"]
     list_filter = ["status", "game", "language", "kind", "is_fragment"]
     search_fields = ["title", "slug", "body"]
     list_select_related = ["game"]
     raw_id_fields = ["parent", "source"]
     inlines = [CrossReferenceInline]
-    actions = [publish, archive]
+    actions = STATUS_ACTIONS
     fieldsets = [
         (None, {"fields": ["game", "language", "title", "slug", "aliases", "status"]}),
         (_("Text"), {"fields": ["body", "see_also"]}),
@@ -75,10 +67,10 @@ class EntryAdmin(SimpleHistoryAdmin):
 
 
 @admin.register(Erratum)
-class ErratumAdmin(SimpleHistoryAdmin):
+class ErratumAdmin(MarkdownPreviewAdmin, ModeratedAdmin):
     list_display = ["title", "game", "language", "kind", "status", "published_on"]
     list_filter = ["status", "game", "language", "kind"]
     search_fields = ["title", "corrected_text", "original_text"]
     filter_horizontal = ["affects"]
     raw_id_fields = ["source"]
-    actions = [publish, archive]
+    actions = STATUS_ACTIONS

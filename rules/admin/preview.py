@@ -1,0 +1,5 @@
+"""Placeholder: filled in by the issue 5 work on this concern."""
+
+
+class MarkdownPreviewAdmin:
+    pass

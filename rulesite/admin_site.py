@@ -1,0 +1,21 @@
+"""The moderators' admin site: Django's admin plus the worklists and the activity log.
+
+The pages themselves live with the content they are about (``rules.admin.worklists``,
+``rules.admin.activity``); this class only mounts them under ``/admin/``.
+"""
+
+from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
+
+
+class RulesiteAdminSite(admin.AdminSite):
+    site_header = _("rulesite moderation")
+    site_title = _("rulesite moderation")
+    index_title = _("Content")
+
+    def get_urls(self):
+        from rules.admin.activity import activity_urls
+        from rules.admin.worklists import worklist_urls
+
+        # Before the default URLs, whose "<app_label>/" pattern would take these paths.
+        return worklist_urls(self) + activity_urls(self) + super().get_urls()
