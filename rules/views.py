@@ -11,7 +11,7 @@ from django.utils import translation
 from .languages import native_name
 from .forms import MAX_PAGE as MAX_SEARCH_PAGE
 from .forms import SearchForm
-from .models import Entry, Erratum, Game, Source
+from .models import Entry, EntryRedirect, Erratum, Game, Source
 from .page_context import game_context
 from .querysets import Status
 from .search import QueryTooLong
@@ -69,7 +69,7 @@ def entry_detail(request, game, slug):
         Entry.objects.published().for_game(game_obj).filter(slug=slug).with_page_relations().order_by("language")
     )
     if not candidates:
-        raise Http404("No such entry")
+        return _redirect_old_slug(game_obj, slug)
     entry = next((e for e in candidates if e.language == ui_language), candidates[0])
     translations = list(entry.translations())
     if entry.language != ui_language:
@@ -100,6 +100,21 @@ def entry_detail(request, game, slug):
         "switcher_urls": {code: url for code, url in alternates},
     }
     return render(request, "rules/entry_detail.html", context)
+
+
+def _redirect_old_slug(game, slug):
+    """A renamed entry's old address: a permanent redirect to where it is now."""
+    ui_language = translation.get_language()
+    redirects = {
+        r.language: r.entry
+        for r in EntryRedirect.objects.filter(game=game, old_slug=slug, entry__status=Status.PUBLISHED).select_related(
+            "entry__game"
+        )
+    }
+    entry = redirects.get(ui_language) or next(iter(sorted(redirects.items())), (None, None))[1]
+    if entry is None:
+        raise Http404("No such entry")
+    return redirect(entry.get_absolute_url(), permanent=True)
 
 
 def errata_list(request, game):
