@@ -4,7 +4,7 @@ import pytest
 
 from tests.factories import make_entry, make_game
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
 
 def test_switch_from_german_to_english_lands_on_the_translation(live_server, page, tmp_path):

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from tests.factories import make_entry, make_erratum, make_game
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
 # Screenshots go here to be looked at (SEARCH_SCREENSHOTS=/some/dir to keep them elsewhere).
 SCREENSHOTS = Path(os.environ.get("SEARCH_SCREENSHOTS", "/tmp/rulesite-search-screenshots"))
