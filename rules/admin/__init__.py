@@ -5,11 +5,14 @@ history and revert) plus what its model needs; the concerns live in sibling modu
 """
 
 from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from ..models import CrossReference, Entry, Erratum, Game, Source
 from .actions import STATUS_ACTIONS
 from .base import ModeratedAdmin
+from .forms import EntryAdminForm
 from .importing import import_urls
 from .preview import MarkdownPreviewAdmin
 from .translations import TranslationsAdmin
@@ -30,27 +33,41 @@ class SourceAdmin(ModeratedAdmin):
 
 
 class CrossReferenceInline(admin.TabularInline):
-    """Read-only: see-also labels are edited in the entry's "see also" field."""
+    """What each "see also" label and [[link]] resolves to (read-only: they are edited
+    as text in the entry's fields and re-derived on every save)."""
 
     model = CrossReference
     fk_name = "entry"
-    fields = ["label", "target", "in_body"]
+    fields = ["label", "resolves_to", "in_body"]
     readonly_fields = fields
     extra = 0
     can_delete = False
     verbose_name_plural = _("cross-references (resolved automatically)")
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("target")
+
     def has_add_permission(self, request, obj=None):
         return False
+
+    @admin.display(description=_("resolves to"))
+    def resolves_to(self, ref):
+        if ref.target_id is None:
+            return _("nothing yet: wanted (published entries with this title or alias resolve it)")
+        url = reverse("admin:rules_entry_change", args=[ref.target_id])
+        return format_html('<a href="{}">{}</a>', url, ref.target)
 
 
 @admin.register(Entry)
 class EntryAdmin(TranslationsAdmin, MarkdownPreviewAdmin, ModeratedAdmin):
+    form = EntryAdminForm
     list_display = ["__str__", "game", "language", "kind", "status", "is_fragment", "updated_at"]
     list_filter = ["status", "game", "language", "kind", "is_fragment"]
     search_fields = ["title", "slug", "body"]
     list_select_related = ["game"]
     raw_id_fields = ["parent", "source"]
+    # Linked and unlinked on the translations panel, never typed by hand.
+    readonly_fields = ["translation_key"]
     inlines = [CrossReferenceInline]
     actions = STATUS_ACTIONS
     fieldsets = [

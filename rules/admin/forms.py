@@ -1,0 +1,75 @@
+"""Admin form fields: ordered label lists edited as one label per line."""
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from ..models import Entry
+from ..text import normalize_label
+
+MAX_LABEL_LENGTH = 300  # CrossReference.label's column
+
+
+class LabelListField(forms.Field):
+    """A JSON list of labels shown as a textarea, one label per line, in order.
+
+    Blank lines are dropped and so is a label that repeats an earlier one (compared the
+    way cross-references are matched, so "Reaction" and "reaction." are one); the order
+    the moderator wrote is the order readers see.
+    """
+
+    widget = forms.Textarea(attrs={"rows": 4, "cols": 60, "class": "vLargeTextField label-list"})
+
+    def prepare_value(self, value):
+        if isinstance(value, (list, tuple)):
+            return "\n".join(str(label) for label in value)
+        return value or ""
+
+    def to_python(self, value) -> list[str]:
+        if isinstance(value, (list, tuple)):
+            lines = [str(item) for item in value]
+        else:
+            lines = str(value or "").splitlines()
+        labels, seen = [], set()
+        for line in lines:
+            label = " ".join(line.split())
+            key = normalize_label(label)
+            if not key or key in seen:
+                continue
+            if len(label) > MAX_LABEL_LENGTH:
+                raise ValidationError(
+                    _("“%(start)s…” is longer than %(limit)d characters."),
+                    params={"start": label[:40], "limit": MAX_LABEL_LENGTH},
+                    code="too_long",
+                )
+            seen.add(key)
+            labels.append(label)
+        return labels
+
+    def has_changed(self, initial, data) -> bool:
+        return self.to_python(initial or []) != self.to_python(data)
+
+
+class EntryAdminForm(forms.ModelForm):
+    aliases = LabelListField(
+        label=_("aliases"), required=False, help_text=_("One name per line: other names readers search for, e.g. Du and Dein.")
+    )
+    see_also = LabelListField(
+        label=_("see also"),
+        required=False,
+        help_text=_(
+            "One label per line, in the order readers see them. Each resolves to the entry of the same game "
+            "and language with that title or alias; a label with no such entry yet is listed as wanted."
+        ),
+    )
+
+    class Meta:
+        model = Entry
+        fields = "__all__"
+        help_texts = {
+            "slug": _(
+                "The entry's address. Left as it is, a slug made from the title follows a new title; "
+                "every old address keeps working as a permanent redirect."
+            ),
+            "title": _("Renaming keeps the old title as an alias, so links written with it still lead here."),
+        }
