@@ -64,6 +64,15 @@ class TestEditions:
         assert list(Entry.objects.order_by("pk").values_list("pk", "body", "updated_at")) == before
         assert Entry.history.count() == versions
 
+    def test_a_revised_body_is_due_for_a_check_against_errata_again(self):
+        import_document(FIRST_EDITION, options())
+        old = "2020-01-01T00:00:00Z"
+        Entry.objects.update(body_checked_at=old)
+        import_document(SECOND_EDITION, options())
+        checked = dict(Entry.objects.values_list("title", "body_checked_at"))
+        assert checked["Schaden"].year > 2020  # its body changed
+        assert checked["Angriff"].year == 2020  # unchanged: still as checked before
+
     def test_a_revised_edition_updates_what_changed_and_keeps_the_history(self):
         import_document(FIRST_EDITION, options())
         report = import_document(SECOND_EDITION, options())
