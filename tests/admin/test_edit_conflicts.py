@@ -1,0 +1,213 @@
+"""Two moderators editing one item: the later save is refused, with the other's change shown.
+
+The moderators are two logged-in clients that fill in the change form as a browser
+would (every field as rendered, hidden ones included) and post it back.
+"""
+
+from html.parser import HTMLParser
+from http import HTTPStatus
+
+import pytest
+from django.test import Client
+
+from rules.models import Source
+from rules.permissions import MODERATORS_GROUP
+from tests.admin.conftest import make_staff
+from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
+
+
+class _FormFields(HTMLParser):
+    """The values a browser would submit from the form with ``form_id``."""
+
+    def __init__(self, form_id: str):
+        super().__init__()
+        self.form_id, self.in_form, self.data = form_id, False, []
+        self._textarea, self._select, self._option = None, None, None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "form":
+            self.in_form = attrs.get("id") == self.form_id
+        if not self.in_form:
+            return
+        name = attrs.get("name")
+        if tag == "input" and name:
+            kind = attrs.get("type", "text")
+            if kind in ("submit", "button", "file", "image"):
+                return
+            if kind in ("checkbox", "radio") and "checked" not in attrs:
+                return
+            self.data.append((name, attrs.get("value", "on" if kind == "checkbox" else "")))
+        elif tag == "textarea" and name:
+            self._textarea = [name, ""]
+        elif tag == "select" and name:
+            self._select = name
+        elif tag == "option" and self._select and "selected" in attrs:
+            self.data.append((self._select, attrs.get("value", "")))
+
+    def handle_data(self, data):
+        if self._textarea is not None:
+            self._textarea[1] += data
+
+    def handle_endtag(self, tag):
+        if tag == "textarea" and self._textarea is not None:
+            name, text = self._textarea
+            self.data.append((name, text[1:] if text.startswith("\n") else text))
+            self._textarea = None
+        elif tag == "select":
+            self._select = None
+        elif tag == "form":
+            self.in_form = False
+
+
+def form_data(response, model_name: str) -> dict:
+    """The change form in ``response`` as a browser would post it (lists for repeated names)."""
+    parser = _FormFields(f"{model_name}_form")
+    parser.feed(response.content.decode())
+    data: dict = {}
+    for name, value in parser.data:
+        data.setdefault(name, []).append(value)
+    return {name: values if len(values) > 1 else values[0] for name, values in data.items()}
+
+
+def change_url(obj) -> str:
+    opts = obj._meta
+    return f"/admin/{opts.app_label}/{opts.model_name}/{obj.pk}/change/"
+
+
+def open_form(client, obj) -> dict:
+    response = client.get(change_url(obj))
+    assert response.status_code == HTTPStatus.OK
+    return form_data(response, obj._meta.model_name)
+
+
+@pytest.fixture
+def two_moderators(db):
+    alice, bob = make_staff("alice", MODERATORS_GROUP), make_staff("bob", MODERATORS_GROUP)
+    alice.first_name, alice.last_name = "Alice", "Adams"
+    alice.save()
+    a, b = Client(), Client()
+    a.force_login(alice)
+    b.force_login(bob)
+    return a, b
+
+
+@pytest.fixture
+def entry(db):
+    return make_entry(title="Exhaust", body="To exhaust a card, turn it sideways.")
+
+
+class TestConcurrentEntryEdits:
+    def test_the_second_save_is_refused_with_the_first_change_shown(self, two_moderators, entry):
+        alice, bob = two_moderators
+        form_a, form_b = open_form(alice, entry), open_form(bob, entry)
+
+        form_a["body"] = "To exhaust a card, turn it sideways. An exhausted card cannot attack."
+        assert alice.post(change_url(entry), form_a).status_code == HTTPStatus.FOUND
+
+        form_b["body"] = "To exhaust a card, rotate it 90 degrees."
+        response = bob.post(change_url(entry), form_b)
+
+        assert response.status_code == HTTPStatus.OK  # the form again, not a redirect
+        page = response.content.decode()
+        assert "Alice Adams changed this entry on" in page
+        assert "Changed by Alice Adams" in page
+        # A's change as a word diff, B's own text still in the textarea.
+        assert "<ins>An exhausted card cannot attack.</ins>" in page.replace("<ins> ", "<ins>")
+        assert "To exhaust a card, rotate it 90 degrees.</textarea>" in page
+        entry.refresh_from_db()
+        assert entry.body == "To exhaust a card, turn it sideways. An exhausted card cannot attack."
+
+        # Saving again is a deliberate overwrite: the re-rendered form has the new token.
+        again = form_data(response, "entry")
+        assert again["body"] == "To exhaust a card, rotate it 90 degrees."
+        assert again["_edit_version"] != form_b["_edit_version"]
+        assert bob.post(change_url(entry), again).status_code == HTTPStatus.FOUND
+        entry.refresh_from_db()
+        assert entry.body == "To exhaust a card, rotate it 90 degrees."
+        assert [v.history_user.username for v in entry.history.all()[:2]] == ["bob", "alice"]
+
+    def test_without_a_conflict_the_save_goes_through(self, two_moderators, entry):
+        alice, _bob = two_moderators
+        form = open_form(alice, entry)
+        form["body"] = "Turn the card sideways."
+        response = alice.post(change_url(entry), form)
+        assert response.status_code == HTTPStatus.FOUND
+        entry.refresh_from_db()
+        assert entry.body == "Turn the card sideways."
+
+    def test_another_moderator_only_opening_the_form_is_no_conflict(self, two_moderators, entry):
+        alice, bob = two_moderators
+        form_b = open_form(bob, entry)
+        open_form(alice, entry)  # only looking changes nothing
+        form_b["title"] = "Exhausting"
+        assert bob.post(change_url(entry), form_b).status_code == HTTPStatus.FOUND
+        entry.refresh_from_db()
+        assert entry.title == "Exhausting"
+
+    def test_a_save_that_changes_nothing_works(self, two_moderators, entry):
+        alice, _bob = two_moderators
+        response = alice.post(change_url(entry), open_form(alice, entry))
+        assert response.status_code == HTTPStatus.FOUND
+        entry.refresh_from_db()
+        assert entry.body == "To exhaust a card, turn it sideways."
+
+    def test_a_save_by_code_in_between_is_a_conflict_too(self, two_moderators, entry):
+        alice, _bob = two_moderators
+        form = open_form(alice, entry)
+        entry.refresh_from_db()
+        entry.aliases = ["Exhausted"]
+        entry.save()
+        form["body"] = "Mine."
+        response = alice.post(change_url(entry), form)
+        assert response.status_code == HTTPStatus.OK
+        page = response.content.decode()
+        assert "no user (a script or the system) changed this entry" in page
+        assert "Exhausted" in page
+        entry.refresh_from_db()
+        assert entry.body == "To exhaust a card, turn it sideways."
+
+
+def _other_models():
+    def game():
+        return make_game(name="Blue Moon"), "name"
+
+    def source():
+        return make_source(title="Rulebook"), "title"
+
+    def erratum():
+        return make_erratum(title="Page 4", corrected_text="Draw two cards."), "corrected_text"
+
+    def question():
+        return make_question(question="Can I pass?", answer="Yes."), "answer"
+
+    return [game, source, erratum, question]
+
+
+@pytest.mark.parametrize("make", _other_models(), ids=["game", "source", "erratum", "question"])
+def test_every_moderated_model_refuses_a_save_over_a_newer_version(two_moderators, make):
+    alice, bob = two_moderators
+    obj, field = make()
+    form_a, form_b = open_form(alice, obj), open_form(bob, obj)
+    form_a[field] = "Alice's version"
+    assert alice.post(change_url(obj), form_a).status_code == HTTPStatus.FOUND
+    form_b[field] = "Bob's version"
+    response = bob.post(change_url(obj), form_b)
+    assert response.status_code == HTTPStatus.OK
+    assert "Alice Adams changed this" in response.content.decode()
+    obj.refresh_from_db()
+    assert getattr(obj, field) == "Alice's version"
+    assert bob.post(change_url(obj), form_data(response, obj._meta.model_name)).status_code == HTTPStatus.FOUND
+    obj.refresh_from_db()
+    assert getattr(obj, field) == "Bob's version"
+
+
+def test_the_add_form_has_no_version_and_adds(moderator_client):
+    game = make_game()
+    response = moderator_client.get("/admin/rules/source/add/")
+    assert 'name="_edit_version"' not in response.content.decode()
+    data = form_data(response, "source")
+    data.update(game=game.pk, language="en", title="Errata sheet", kind=Source.Kind.ERRATA)
+    assert moderator_client.post("/admin/rules/source/add/", data).status_code == HTTPStatus.FOUND
+    assert Source.objects.filter(title="Errata sheet").exists()
+
