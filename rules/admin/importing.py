@@ -14,6 +14,10 @@ document's bytes wait in the moderator's session under a random token, not in th
 
 The bytes are compressed before they go into the session, and only the few newest
 previews are kept, so an abandoned preview costs little and does not pile up.
+
+Per-game scoping (``rules.permissions``): the game list offers only the games the user
+may edit, a new game can be created here only by users who edit every game, and the
+confirmation checks the game again (a role may change between preview and import).
 """
 
 import base64
@@ -40,6 +44,7 @@ from ..importing import ImportOptions, ImportRulesError, import_document
 from ..importing.pipeline import SourceInfo
 from ..languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
 from ..models import Entry, Erratum, Game, Source
+from ..permissions import can_edit_game, editable_games, edits_every_game
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 SESSION_KEY = "rules_import_pending"
@@ -131,9 +136,19 @@ class ImportForm(forms.Form):
         (_("Import"), {"fields": ["language", "kind", "source_title", "page", "prune"]}),
     ]
 
-    def __init__(self, *args, can_delete: bool = True, **kwargs):
+    def __init__(self, *args, can_delete: bool = True, games=None, can_create_game: bool = True, **kwargs):
+        """``games``: the games the user may import into (default all); a new game only
+        with ``can_create_game`` (users who edit every game, see rules.permissions)."""
         super().__init__(*args, **kwargs)
         self.can_delete = can_delete
+        self.can_create_game = can_create_game
+        self.games = Game.objects.all() if games is None else games
+        self.fields["game"].queryset = self.games.order_by("name")
+        if not can_create_game:
+            self.fields["game"].empty_label = None
+            for name in ("new_game_slug", "new_game_name"):
+                self.fields[name].disabled = True
+                self.fields[name].help_text = _("Only moderators of every game can add a game.")
         if get_language() in CONTENT_LANGUAGE_CODES:
             self.fields["language"].initial = get_language()
         if not can_delete:
@@ -145,7 +160,8 @@ class ImportForm(forms.Form):
     @property
     def source_titles(self) -> list[str]:
         """Existing sources' titles, offered while typing (a <datalist>)."""
-        return list(Source.objects.order_by("title").values_list("title", flat=True).distinct())
+        sources = Source.objects.filter(game__in=self.games)
+        return list(sources.order_by("title").values_list("title", flat=True).distinct())
 
     def clean_file(self):
         upload = self.cleaned_data.get("file")
@@ -168,7 +184,10 @@ class ImportForm(forms.Form):
             raise forms.ValidationError(_("Upload a file or paste the text."))
 
         game, slug, name = data.get("game"), data.get("new_game_slug"), data.get("new_game_name")
-        if game and (slug or name):
+        if not game and not self.can_create_game:
+            if "game" not in self.errors:
+                self.add_error("game", _("Choose one of the games you moderate."))
+        elif game and (slug or name):
             self.add_error(
                 "game", _("Choose a game from the list or give a new one, not both.")
             )
@@ -371,6 +390,14 @@ def _check_permission(request, model_admin) -> None:
         raise PermissionDenied
 
 
+def _check_game_scope(request, values: dict) -> None:
+    """The game must still be one the user may import into (roles can change after a preview)."""
+    game = Game.objects.filter(slug=values["game"]).values_list("pk", flat=True).first()
+    allowed = edits_every_game(request.user) if game is None else can_edit_game(request.user, game)
+    if not allowed:
+        raise PermissionDenied
+
+
 def describe(values: dict) -> dict:
     """The chosen game and language as a moderator names them, for the preview."""
     game = Game.objects.filter(slug=values["game"]).first()
@@ -394,8 +421,12 @@ def import_view(request, model_admin):
     """The form; on a valid POST, the dry run and its preview."""
     _check_permission(request, model_admin)
     can_delete = model_admin.has_delete_permission(request)
+    scope = {
+        "games": editable_games(request.user),
+        "can_create_game": edits_every_game(request.user),
+    }
     if request.method == "POST":
-        form = ImportForm(request.POST, request.FILES, can_delete=can_delete)
+        form = ImportForm(request.POST, request.FILES, can_delete=can_delete, **scope)
         if form.is_valid():
             data, filename = form.document()
             values = form.import_values()
@@ -418,7 +449,7 @@ def import_view(request, model_admin):
                 )
                 return render(request, PREVIEW_TEMPLATE, context)
     else:
-        form = ImportForm(can_delete=can_delete)
+        form = ImportForm(can_delete=can_delete, **scope)
     adminform = helpers.AdminForm(form, form.fieldsets, prepopulated_fields={})
     context = _context(request, model_admin, adminform=adminform, form=form, errors=form.errors)
     return render(request, FORM_TEMPLATE, context)
@@ -441,6 +472,7 @@ def confirm_view(request, model_admin):
         return redirect(form_url)
     if pending.values["prune"] and not model_admin.has_delete_permission(request):
         raise PermissionDenied
+    _check_game_scope(request, pending.values)
     options = build_options(pending.values, dry_run=False, user=request.user)
     try:
         report = import_document(pending.data, options, filename=pending.filename)

@@ -15,6 +15,7 @@ Every deployment knob is an environment variable (see README, "Settings"):
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -68,6 +69,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI / ReDoc assets, served locally (no CDN)
     "simple_history",
+    "axes",  # admin login rate limit (see AXES_* below)
     "rules",
     "faq",
 ]
@@ -95,6 +97,14 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Records which user made each change for django-simple-history.
     "simple_history.middleware.HistoryRequestMiddleware",
+    # Last, as django-axes asks: it turns a refused login into the lockout page.
+    "axes.middleware.AxesMiddleware",
+]
+
+# django-axes first: it refuses a login that is locked out before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "rulesite.urls"
@@ -182,6 +192,21 @@ if not DEBUG:
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+# Admin login rate limit (django-axes). After AXES_FAILURE_LIMIT wrong passwords for one
+# username from one IP address, that pair is refused for AXES_COOLOFF_TIME, with a page
+# saying so (status 429). The lock is on the username+IP *combination*: locking a
+# username everywhere would let anyone who guesses a moderator's username lock them out
+# of their work; locking an IP alone would lock out every moderator behind one shared
+# address (a club, a university). Password guessing stays slow either way: five tries per
+# name per address each quarter of an hour. Attempts are kept in the database, so every
+# app server counts the same attempts. A successful login clears the count.
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "admin/locked_out.html"
+AXES_HTTP_RESPONSE_CODE = 429
 
 # Django REST Framework: one place for the API's shared behaviour.
 REST_FRAMEWORK = {

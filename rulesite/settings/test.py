@@ -25,3 +25,8 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 WHITENOISE_AUTOREFRESH = True
+
+# django-axes stays on (tests/admin/test_login_rate_limit.py checks the real limit), but
+# quiet: every force_login() would otherwise log an "attempts reset" line.
+AXES_VERBOSE = False
+LOGGING = {**LOGGING, "loggers": {"axes": {"handlers": ["console"], "level": "ERROR", "propagate": False}}}  # noqa: F405

@@ -9,11 +9,12 @@ from html.parser import HTMLParser
 from http import HTTPStatus
 
 import pytest
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Group, Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from rules.models import Entry
+from rules.permissions import MODERATORS_GROUP
 from tests.factories import make_entry, make_game
 
 IMPORT_URL = "/admin/rules/entry/import/"
@@ -78,7 +79,9 @@ def staff(django_user_model, name: str, *codenames: str):
 @pytest.fixture
 def moderator(django_user_model):
     codenames = ["view_entry", "add_entry", "change_entry", "delete_entry"]
-    return staff(django_user_model, "moderator", *codenames)
+    user = staff(django_user_model, "moderator", *codenames)
+    user.groups.add(Group.objects.get(name=MODERATORS_GROUP))  # edits every game (rules.permissions)
+    return user
 
 
 @pytest.fixture
@@ -313,6 +316,7 @@ def test_staff_without_the_permissions_get_403(client, django_user_model, game):
 
 def test_without_delete_permission_nothing_is_pruned(client, django_user_model, game):
     importer = staff(django_user_model, "importer", "view_entry", "add_entry", "change_entry")
+    game.moderators.add(importer)  # a game moderator of this game only
     client.force_login(importer)
     import_glossary(client, game)
     shorter = GLOSSARY.split("\nVerteidigung\n")[0]
