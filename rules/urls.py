@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import feeds, views
 
 app_name = "rules"
 
@@ -10,4 +10,8 @@ urlpatterns = [
     path("games/<slug:game>/", views.game_detail, name="game"),
     path("games/<slug:game>/rules/<slug:slug>/", views.entry_detail, name="entry"),
     path("games/<slug:game>/errata/", views.errata_list, name="errata"),
+    # Atom feeds (rules.feeds): published items only, under the UI language prefix.
+    path("feeds/changes/", feeds.SiteChangesFeed(), name="feed-changes"),
+    path("games/<slug:game>/feeds/changes/", feeds.GameChangesFeed(), name="game-feed-changes"),
+    path("games/<slug:game>/feeds/errata/", feeds.GameErrataFeed(), name="game-feed-errata"),
 ]

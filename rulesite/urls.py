@@ -1,13 +1,34 @@
-"""The site's URLs: pages under a language prefix, the API and admin without one."""
+"""The site's URLs: pages under a language prefix; API, admin, sitemap and robots.txt without."""
 
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
+from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path
+from django.views.generic import TemplateView
+
+from rules.sitemaps import EntrySitemap, GamePageSitemap, HomeSitemap
+
+# The sitemap's sections (see rules.sitemaps). The FAQ pages are faq's, so the project
+# wires them here: rules does not know faq's URL names.
+SITEMAPS = {
+    "home": HomeSitemap,
+    "games": GamePageSitemap("rules:game", "entries"),
+    "faq": GamePageSitemap("faq:list", "faq_questions", required=True),
+    "errata": GamePageSitemap("rules:errata", "errata", required=True),
+    "entries": EntrySitemap,
+}
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     # The read-only JSON API, versioned by URL prefix; no language prefix (see api_urls).
     path("api/v1/", include("rulesite.api_urls")),
+    # Crawlers look for these at the root, in no language.
+    path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
+    path(
+        "robots.txt",
+        TemplateView.as_view(template_name="robots.txt", content_type="text/plain"),
+        name="robots",
+    ),
 ]
 
 urlpatterns += i18n_patterns(
