@@ -19,3 +19,10 @@ class RulesiteAdminSite(admin.AdminSite):
 
         # Before the default URLs, whose "<app_label>/" pattern would take these paths.
         return worklist_urls(self) + activity_urls(self) + super().get_urls()
+
+    def index(self, request, extra_context=None):
+        """The admin's front page, with the worklist counts in its "Moderation" box."""
+        from rules.admin.worklists import moderation_summary
+
+        extra_context = {"moderation": moderation_summary(request, self), **(extra_context or {})}
+        return super().index(request, extra_context)

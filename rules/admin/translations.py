@@ -1,5 +1,211 @@
-"""Placeholder: filled in by the issue 5 work on this concern."""
+"""The entry's translations in the admin: the panel on its change page and three small pages.
+
+The panel (``admin/moderated/translations_panel.html``) sits inside the change form's
+``<form>``, so it holds links only, never a nested form: each change goes through a
+confirmation page (GET shows what will happen, POST does it) under
+``/admin/rules/entry/<id>/translations/…``:
+
+- ``start/<language>/``: a draft in that language, pre-filled from this entry;
+- ``link/``: make an unlinked entry of the same game this entry's version;
+- ``unlink/<other id>/``: give a linked version a translation key of its own.
+
+The rules are in ``rules.translations``; these views check permissions (the model
+permission and the game, through ``get_queryset`` and ``can_edit_game``), turn a bad id
+into a 404 and a refused change into a message or a form error.
+"""
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from .. import translations
+from ..languages import CONTENT_LANGUAGE_CODES, native_name
+from ..permissions import can_edit_game
+
+LINK_CHOICES_LIMIT = 300  # entries offered in the link select before a search is needed
+
+
+class LinkForm(forms.Form):
+    """Choose the entry to link: unlinked entries of the same game, grouped by language.
+
+    The select offers the candidates (capped, narrowed by a search), but the POSTed id
+    is checked by ``rules.translations.link`` and not against the choices, so that every
+    refusal (same language, a language already linked, an entry with versions of its
+    own) comes with its own reason.
+    """
+
+    other = forms.IntegerField(label=_("Entry"), widget=forms.Select)
+
+    def __init__(self, *args, candidates, **kwargs):
+        super().__init__(*args, **kwargs)
+        grouped: dict[str, list] = {}
+        for candidate in candidates[:LINK_CHOICES_LIMIT]:
+            label = f"{candidate} ({candidate.get_status_display()})"
+            grouped.setdefault(native_name(candidate.language), []).append((candidate.pk, label))
+        self.fields["other"].widget.choices = [("", "---------"), *grouped.items()]
 
 
 class TranslationsAdmin:
-    pass
+    """EntryAdmin's part: the panel's context and the three confirmation pages."""
+
+    translation_templates = {
+        "start": "admin/rules/entry/translations_start.html",
+        "link": "admin/rules/entry/translations_link.html",
+        "unlink": "admin/rules/entry/translations_unlink.html",
+    }
+
+    def get_urls(self):
+        # Before super()'s URLs, whose "<path:object_id>/" would take these paths.
+        info = self.model._meta.app_label, self.model._meta.model_name
+        wrap = self.admin_site.admin_view
+        return [
+            path(
+                "<int:object_id>/translations/start/<str:language>/",
+                wrap(self.translation_start_view),
+                name="%s_%s_translation_start" % info,
+            ),
+            path(
+                "<int:object_id>/translations/link/",
+                wrap(self.translation_link_view),
+                name="%s_%s_translation_link" % info,
+            ),
+            path(
+                "<int:object_id>/translations/unlink/<int:other_id>/",
+                wrap(self.translation_unlink_view),
+                name="%s_%s_translation_unlink" % info,
+            ),
+        ] + super().get_urls()
+
+    # --- the panel ------------------------------------------------------------------
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        if obj is not None and obj.pk is not None and not add:
+            context["entry_translations"] = {
+                "entry": obj,
+                "rows": translations.translation_panel(obj),
+                "can_add": self.has_add_permission(request),
+                "can_change": self.has_change_permission(request, obj),
+            }
+        return super().render_change_form(request, context, add=add, change=change, form_url=form_url, obj=obj)
+
+    # --- the pages ------------------------------------------------------------------
+
+    def _translatable_entry(self, request, object_id):
+        """The entry, if the user may change it; 404 for an id outside their games."""
+        entry = self.get_queryset(request).select_related("game", "parent").filter(pk=object_id).first()
+        if entry is None:
+            raise Http404(gettext("No such entry."))
+        if not (self.has_change_permission(request, entry) and can_edit_game(request.user, entry.game_id)):
+            raise PermissionDenied
+        return entry
+
+    def _translation_page(self, request, name: str, entry, title: str, **context):
+        return TemplateResponse(
+            request,
+            self.translation_templates[name],
+            {
+                **self.admin_site.each_context(request),
+                "opts": self.model._meta,
+                "original": entry,
+                "entry": entry,
+                "title": title,
+                "change_url": reverse("admin:rules_entry_change", args=[entry.pk]),
+                **context,
+            },
+        )
+
+    def translation_start_view(self, request, object_id, language):
+        entry = self._translatable_entry(request, object_id)
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        if language not in CONTENT_LANGUAGE_CODES or language == entry.language:
+            raise Http404(gettext("No such language."))
+        change_url = reverse("admin:rules_entry_change", args=[entry.pk])
+        if request.method == "POST":
+            try:
+                draft = translations.start_translation(entry, language, request.user)
+            except translations.TranslationError as error:
+                messages.error(request, str(error))
+                return redirect(change_url)
+            self.log_addition(request, draft, [{"added": {}}])
+            messages.success(
+                request,
+                gettext("The %(language)s draft of “%(title)s” was created: translate its text, then publish it.")
+                % {"language": native_name(language), "title": entry},
+            )
+            return redirect("admin:rules_entry_change", draft.pk)
+        suggested, unmatched = translations.see_also_suggestions(entry, language)
+        parent = translations.version_in(entry.parent, language) if entry.parent_id else None
+        return self._translation_page(
+            request,
+            "start",
+            entry,
+            gettext("Start the %(language)s translation") % {"language": native_name(language)},
+            language=language,
+            language_name=native_name(language),
+            existing=translations.version_in(entry, language),
+            suggested_see_also=suggested,
+            unmatched_see_also=unmatched,
+            parent_version=parent,
+        )
+
+    def translation_link_view(self, request, object_id):
+        entry = self._translatable_entry(request, object_id)
+        query = " ".join(request.GET.get("q", "").split())[:100]
+        candidates = translations.link_candidates(entry).select_related("game")
+        if query:
+            candidates = candidates.filter(title__icontains=query)
+        form = LinkForm(request.POST if request.method == "POST" else None, candidates=candidates)
+        if request.method == "POST" and form.is_valid():
+            other = self.get_queryset(request).filter(pk=form.cleaned_data["other"]).first()
+            if other is None:
+                form.add_error("other", gettext("There is no such entry in your games."))
+            elif not self.has_change_permission(request, other):
+                raise PermissionDenied
+            else:
+                try:
+                    translations.link(entry, other, request.user)
+                except translations.TranslationError as error:
+                    form.add_error("other", str(error))
+                else:
+                    message = gettext("Linked as a translation of “%(title)s”.") % {"title": entry}
+                    self.log_change(request, other, message)
+                    messages.success(
+                        request,
+                        gettext("“%(other)s” is now the %(language)s version of “%(title)s”.")
+                        % {"other": other, "language": native_name(other.language), "title": entry},
+                    )
+                    return redirect("admin:rules_entry_change", entry.pk)
+        return self._translation_page(
+            request,
+            "link",
+            entry,
+            gettext("Link an existing entry as a translation"),
+            form=form,
+            query=query,
+            candidate_count=candidates.count(),
+            limit=LINK_CHOICES_LIMIT,
+        )
+
+    def translation_unlink_view(self, request, object_id, other_id):
+        entry = self._translatable_entry(request, object_id)
+        other = translations.linked_versions(entry).filter(pk=other_id).first()
+        if other is None:
+            raise Http404(gettext("That entry is not linked to this one."))
+        if not self.has_change_permission(request, other):
+            raise PermissionDenied
+        if request.method == "POST":
+            translations.unlink(entry, other, request.user)
+            self.log_change(request, other, gettext("Unlinked from “%(title)s”.") % {"title": entry})
+            messages.success(
+                request,
+                gettext("“%(other)s” is no longer linked to “%(title)s”.") % {"other": other, "title": entry},
+            )
+            return redirect("admin:rules_entry_change", entry.pk)
+        return self._translation_page(request, "unlink", entry, gettext("Unlink a translation"), other=other)
