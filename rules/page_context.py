@@ -7,6 +7,7 @@ from django.utils import translation
 
 from .languages import native_name
 from .models import Game
+from .text import fold_diacritics
 
 
 def game_context(game_slug: str) -> dict:
@@ -25,6 +26,52 @@ def game_context(game_slug: str) -> dict:
         "content_language": content_language,
         "content_missing": content_language != ui_language,
         "other_content_languages": [(code, native_name(code)) for code in available if code != content_language],
+    }
+
+
+def entry_page_context(request, entry, translations: list | None = None) -> dict:
+    """Everything the entry page shows about ``entry`` (loaded ``with_page_relations()``).
+
+    One builder for the public page and the moderators' preview of a draft
+    (``rules.admin.preview``), so the preview is the page a reader will get.
+    ``translations`` saves the query when the caller has already loaded them.
+    """
+    ui_language = translation.get_language()
+    game = entry.game
+    if translations is None:
+        translations = list(entry.translations())
+    alternates = []
+    for code, _name in settings.LANGUAGES:
+        version = entry if entry.language == code else next((t for t in translations if t.language == code), entry)
+        alternates.append((code, request.build_absolute_uri(version.url_in(code))))
+
+    referenced_by = {ref.entry_id: ref.entry for ref in entry.referenced_by.all() if ref.entry_id != entry.pk}
+    return {
+        "game": game,
+        "game_name": game.name_in(entry.language),
+        "entry": entry,
+        "content_language": entry.language,
+        "content_missing": entry.language != ui_language,
+        "see_also": entry.see_also_references,
+        "referenced_by": sorted(referenced_by.values(), key=lambda e: fold_diacritics(e.title)),
+        "errata": list(entry.errata.all()),
+        "faq_questions": list(entry.faq_questions.all()),
+        "children": entry.published_children,
+        "translations": [(t, native_name(t.language)) for t in translations],
+        "alternates": alternates,
+        "switcher_urls": {code: url for code, url in alternates},
+    }
+
+
+def item_page_context(game, content_language: str) -> dict:
+    """``game_context`` for a page showing one known item (the moderators' preview of
+    an erratum or a FAQ question): its game, in the item's own language."""
+    return {
+        "game": game,
+        "game_name": game.name_in(content_language),
+        "content_language": content_language,
+        "content_missing": content_language != translation.get_language(),
+        "other_content_languages": [],
     }
 
 

@@ -34,9 +34,17 @@ def browser():
     # Playwright's sync API runs an event loop; Django's async-safety check would refuse
     # database access from the test thread while it runs.
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from django.db import connections
     from playwright.sync_api import sync_playwright
 
+    # Playwright's sync API leaves the test code with new connection objects; hand them
+    # the serialized migrated rows (the moderator groups) so that serialized_rollback
+    # keeps restoring them after each browser test's flush.
+    saved = {alias: getattr(connections[alias], "_test_serialized_contents", None) for alias in connections}
     with sync_playwright() as playwright:
+        for alias, contents in saved.items():
+            if contents is not None and not hasattr(connections[alias], "_test_serialized_contents"):
+                connections[alias]._test_serialized_contents = contents
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
