@@ -1,6 +1,7 @@
 """Games, sources, glossary entries and rule sections, cross-references and errata."""
 
 import uuid
+from collections.abc import Mapping
 
 from django.conf import settings
 from django.db import models, transaction
@@ -15,6 +16,7 @@ from .querysets import EntryQuerySet, GameQuerySet, PublishableQuerySet, SourceQ
 from .text import normalize_label, slugify_title
 
 UI_LANGUAGES = {code for code, _name in settings.LANGUAGES}
+CONTENT_PARAMETER = "content"  # ?content=fr: this entry's own version, not the UI's translation
 
 STATUS_CHOICES = [
     (Status.DRAFT, _("Draft")),
@@ -133,6 +135,12 @@ class Source(models.Model):
     def __str__(self) -> str:
         return self.title
 
+    def get_absolute_url(self) -> str:
+        """Where readers see it cited: the sources list of its game, in its language."""
+        language = self.language if self.language in UI_LANGUAGES else settings.LANGUAGE_CODE
+        with translation.override(language):
+            return reverse("rules:game", kwargs={"game": self.game.slug}) + "#sources-heading"
+
 
 class Entry(models.Model):
     """A glossary entry or a (numbered, possibly nested) rule section."""
@@ -244,7 +252,10 @@ class Entry(models.Model):
     def _follow_rename(self, old_title: str, old_slug: str) -> None:
         if self.slug == old_slug and slug_was_made_from(old_slug, old_title):
             self.slug = unique_slug_for(self, self.title)
-        if normalize_label(old_title) not in self.lookup_keys:
+        # Readers and links only ever knew the old title if the entry was published once
+        # (a started translation is renamed from its source title: no alias for that).
+        was_public = self.status == Status.PUBLISHED or self.history.filter(status=Status.PUBLISHED).exists()
+        if was_public and normalize_label(old_title) not in self.lookup_keys:
             self.aliases = [*(self.aliases or []), old_title]
 
     def _keep_old_slug(self, stored: dict | None) -> None:
@@ -297,9 +308,15 @@ class Entry(models.Model):
         return reverse("rules:entry", kwargs={"game": self.game.slug, "slug": self.slug})
 
     def canonical_url(self) -> str:
-        """The entry's page with the UI in the entry's own language (or the default)."""
-        with translation.override(self.language if self.language in UI_LANGUAGES else settings.LANGUAGE_CODE):
-            return self.get_absolute_url()
+        """The entry's own page: the UI in the entry's language.
+
+        Content in a language the UI does not offer (French, say) is shown with the
+        default UI and ``?content=fr``, which asks for this very version: without it the
+        page would send the reader on to a translation in the UI's language.
+        """
+        if self.language in UI_LANGUAGES:
+            return self.url_in(self.language)
+        return f"{self.url_in(settings.LANGUAGE_CODE)}?{CONTENT_PARAMETER}={self.language}"
 
     def url_in(self, ui_language: str) -> str:
         """The entry's page with the UI in ``ui_language``."""
@@ -447,12 +464,23 @@ def _entry_body_html(entry) -> "SafeString":
         for ref in entry.cross_references.all()
         if ref.in_body and ref.target_id is not None and ref.target.status == Status.PUBLISHED
     }
+    return render_linked_markdown(entry.body, targets)
+
+
+def render_linked_markdown(text: str, targets: "Mapping[str, Entry]") -> "SafeString":
+    """Markdown whose ``[[Term]]`` links point at ``targets`` (normalised label → entry).
+
+    The one link resolver of entry bodies: the entry page passes the targets of its
+    saved cross-references, the admin's live preview the entries the unsaved text's
+    labels resolve to (``rules.references.resolution_keys``, the rule saving applies),
+    so both render a body identically.
+    """
 
     def resolve(label: str) -> str | None:
         target = targets.get(normalize_label(label))
         return target.get_absolute_url() if target else None
 
-    return render_markdown(entry.body, resolve)
+    return render_markdown(text, resolve)
 
 
 from .search.models import SearchDocument, SearchName  # noqa: E402,F401 - registered with this app

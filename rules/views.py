@@ -2,17 +2,15 @@
 
 from itertools import groupby
 
-from django.conf import settings
 from django.db.models import Count, Prefetch, Q
 from django.http import Http404, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
 
-from .languages import native_name
 from .forms import MAX_PAGE as MAX_SEARCH_PAGE
 from .forms import SearchForm
-from .models import Entry, EntryRedirect, Erratum, Game, Source
-from .page_context import game_context
+from .models import CONTENT_PARAMETER, Entry, EntryRedirect, Erratum, Game, Source
+from .page_context import entry_page_context, game_context
 from .querysets import Status
 from .search import QueryTooLong
 from .search import search as search_service
@@ -70,35 +68,17 @@ def entry_detail(request, game, slug):
     )
     if not candidates:
         return _redirect_old_slug(game_obj, slug)
+    wanted = request.GET.get(CONTENT_PARAMETER)
     entry = next((e for e in candidates if e.language == ui_language), candidates[0])
+    entry = next((e for e in candidates if e.language == wanted), entry)
     translations = list(entry.translations())
-    if entry.language != ui_language:
+    if entry.language != ui_language and entry.language != wanted:
         # The reader asked for this entry in their language: go to that version if one exists.
         translated = next((t for t in translations if t.language == ui_language), None)
         if translated is not None:
             return redirect(translated.url_in(ui_language))
 
-    alternates = []
-    for code, _name in settings.LANGUAGES:
-        version = entry if entry.language == code else next((t for t in translations if t.language == code), entry)
-        alternates.append((code, request.build_absolute_uri(version.url_in(code))))
-
-    referenced_by = {ref.entry_id: ref.entry for ref in entry.referenced_by.all() if ref.entry_id != entry.pk}
-    context = {
-        "game": game_obj,
-        "game_name": game_obj.name_in(entry.language),
-        "entry": entry,
-        "content_language": entry.language,
-        "content_missing": entry.language != ui_language,
-        "see_also": entry.see_also_references,
-        "referenced_by": sorted(referenced_by.values(), key=lambda e: fold_diacritics(e.title)),
-        "errata": list(entry.errata.all()),
-        "faq_questions": list(entry.faq_questions.all()),
-        "children": entry.published_children,
-        "translations": [(t, native_name(t.language)) for t in translations],
-        "alternates": alternates,
-        "switcher_urls": {code: url for code, url in alternates},
-    }
+    context = entry_page_context(request, entry, translations)
     return render(request, "rules/entry_detail.html", context)
 
 
