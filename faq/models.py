@@ -11,6 +11,7 @@ from rules.languages import CONTENT_LANGUAGES
 from rules.markdown import render_markdown
 from rules.models import STATUS_CHOICES, Entry, Game, Source, unique_slug_for
 from rules.querysets import PublishableQuerySet, Status
+from rules.text import normalize_text_fields
 
 
 class Question(models.Model):
@@ -48,6 +49,7 @@ class Question(models.Model):
         return self.question
 
     def save(self, *args, **kwargs) -> None:
+        normalize_text_fields(self, ["answer"])
         if not self.slug:
             self.slug = unique_slug_for(self, self.question)
         super().save(*args, **kwargs)

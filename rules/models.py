@@ -13,7 +13,7 @@ from simple_history.models import HistoricalRecords
 from .languages import CONTENT_LANGUAGES
 from .markdown import render_markdown
 from .querysets import EntryQuerySet, GameQuerySet, PublishableQuerySet, SourceQuerySet, Status
-from .text import normalize_label, slugify_title
+from .text import normalize_label, normalize_text_fields, slugify_title
 
 UI_LANGUAGES = {code for code, _name in settings.LANGUAGES}
 CONTENT_PARAMETER = "content"  # ?content=fr: this entry's own version, not the UI's translation
@@ -232,6 +232,7 @@ class Entry(models.Model):
         """
         from .references import request_resolution, sync_cross_references
 
+        normalize_text_fields(self, ["body"])
         stored = getattr(self, "_stored", None)
         renamed = stored is not None and stored["title"] != self.title
         if renamed:
@@ -438,6 +439,7 @@ class Erratum(models.Model):
         return self.title
 
     def save(self, *args, **kwargs) -> None:
+        normalize_text_fields(self, ["original_text", "corrected_text"])
         if not self.slug:
             self.slug = unique_slug_for(self, self.title)
         super().save(*args, **kwargs)

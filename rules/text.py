@@ -35,3 +35,16 @@ def normalize_label(text: str) -> str:
 def fold_diacritics(text: str) -> str:
     """ASCII-fold for search: "Zdolności" and "zdolnosci" meet."""
     return anyascii(text).lower()
+
+
+def normalize_newlines(text: str) -> str:
+    """``\n`` line ends only: browsers send a textarea's lines ended with ``\r\n``, and
+    a text saved from the admin must not differ from the same text imported (or show
+    every line as changed in its history)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if text and "\r" in text else text
+
+
+def normalize_text_fields(obj, names) -> None:
+    """Apply ``normalize_newlines`` to the named text fields of ``obj``."""
+    for name in names:
+        setattr(obj, name, normalize_newlines(getattr(obj, name)))

@@ -190,3 +190,20 @@ def test_a_changed_body_is_marked_as_checked(moderator_client):
 
     entry.refresh_from_db()
     assert entry.body_checked_at.year > 2020
+
+
+def test_a_body_saved_from_the_browser_keeps_plain_line_ends_and_a_short_history(moderator_client):
+    long_text = "\n".join(f"Line {n} of the rules text stays exactly as it was." for n in range(40))
+    entry = make_entry(title="Reaction", body=long_text)
+    # a browser sends a textarea's lines ended with CR LF
+    edited = long_text.replace("Line 20 of", "Line twenty of").replace("\n", "\r\n")
+
+    edit(moderator_client, entry, body=edited)
+
+    entry.refresh_from_db()
+    assert "\r" not in entry.body
+    assert entry.body == long_text.replace("Line 20 of", "Line twenty of")
+    history = moderator_client.get(f"/admin/rules/entry/{entry.pk}/history/").content.decode()
+    assert "<del>20</del><ins>twenty</ins>" in history
+    assert "Line 2 of" not in history and "Line 38 of" not in history  # far from the change: "…"
+    assert " … " in history
