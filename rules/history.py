@@ -49,6 +49,9 @@ from simple_history.utils import (
 
 from .diffing import word_diff_html
 
+# Words of unchanged text kept on each side of a change in a text diff (the rest is "…").
+DIFF_CONTEXT_WORDS = 12
+
 #: Long texts shown as word diffs.
 TEXT_FIELDS = {"body", "corrected_text", "original_text", "answer", "question", "title"}
 #: Not edited by people, or bookkeeping: never shown and never restored.
@@ -176,7 +179,7 @@ def _field_change(f: models.Field, old, new) -> FieldChange:
     change = FieldChange(name=f.name, label=capfirst(f.verbose_name), kind="value")
     if f.name in TEXT_FIELDS:
         change.kind = "text"
-        change.diff = word_diff_html(old or "", new or "")
+        change.diff = word_diff_html(old or "", new or "", context=DIFF_CONTEXT_WORDS)
     elif isinstance(f, models.JSONField) and isinstance(old or [], list) and isinstance(new or [], list):
         change.kind = "list"
         old, new = [str(x) for x in old or []], [str(x) for x in new or []]

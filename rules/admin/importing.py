@@ -357,7 +357,7 @@ def preview_tables(report) -> dict:
         return [
             {
                 "label": _field_label(outcome.type, name),
-                "diff": word_diff_html(before or "", after or ""),
+                "diff": word_diff_html(before or "", after or "", context=12),
             }
             for name, (before, after) in outcome.changes.items()
         ]
