@@ -165,7 +165,10 @@ def test_swagger_ui_does_not_call_the_online_validator(client, db):
 # --- Over real HTTP ----------------------------------------------------------------------
 
 
-def test_entries_over_real_http(live_server, transactional_db):
+# serialized_rollback: the flush after this test must not lose the migrated rows
+# (the moderator groups) that later tests rely on.
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_entries_over_real_http(live_server):
     entry = make_entry(title="Echt")
     url = f"{live_server.url}/api/v1/entries/"
 

@@ -468,7 +468,10 @@ def test_schema_describes_both_endpoints(client, db):
     assert "200 with no results" in search["description"]
 
 
-def test_search_over_real_http(live_server, transactional_db):
+# serialized_rollback: the flush after this test must not lose the migrated rows
+# (the moderator groups) that later tests rely on.
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_search_over_real_http(live_server):
     entry = make_entry(game=make_game(slug="live"), title="Quixotic Live", body="quixotic")
     url = f"{live_server.url}{SEARCH}?q=quixotic"
     with urllib.request.urlopen(url, timeout=10) as response:
