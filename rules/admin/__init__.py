@@ -5,6 +5,7 @@ history and revert) plus what its model needs; the concerns live in sibling modu
 """
 
 from django.contrib import admin
+from django.db import models
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -27,6 +28,8 @@ class GameAdmin(ModeratedAdmin):
 
 @admin.register(Source)
 class SourceAdmin(ModeratedAdmin):
+    # A URL typed without a scheme is an https:// one (Django 6's default, chosen now).
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     list_display = ["title", "game", "language", "kind", "version", "official"]
     list_filter = ["game", "language", "kind", "official"]
     search_fields = ["title"]

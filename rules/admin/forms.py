@@ -2,6 +2,7 @@
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 from ..models import Entry
@@ -52,10 +53,10 @@ class LabelListField(forms.Field):
 
 class EntryAdminForm(forms.ModelForm):
     aliases = LabelListField(
-        label=_("aliases"), required=False, help_text=_("One name per line: other names readers search for, e.g. Du and Dein.")
+        label=capfirst(_("aliases")), required=False, help_text=_("One name per line: other names readers search for, e.g. Du and Dein.")
     )
     see_also = LabelListField(
-        label=_("see also"),
+        label=capfirst(_("see also")),
         required=False,
         help_text=_(
             "One label per line, in the order readers see them. Each resolves to the entry of the same game "
