@@ -28,6 +28,7 @@ from django.db import transaction
 from django.utils import timezone
 from simple_history.utils import bulk_create_with_history, bulk_update_with_history
 
+from ..history import resnapshot_m2m
 from ..models import Entry, Erratum, Game, Source
 from ..references import deferred_resolution, rebuild_cross_references, request_resolution, resolution_keys
 from ..search.index import index_objects as index_for_search
@@ -75,11 +76,12 @@ class _Writer:
         from faq.models import Question  # the importer writes FAQ questions too
 
         self.game, self.source, self.options, self.report = game, source, options, report
-        self.reason = f"import: {source.title if source else 'document'}"
+        self.reason = import_reason(options)
         self.models = {"entry": Entry, "erratum": Erratum, "question": Question}
         self.types = {model: type_ for type_, model in self.models.items()}
         self.kept: dict[str, set[str]] = defaultdict(set)  # type → slugs in the document
         self.written: dict[str, list] = defaultdict(list)  # type → rows created or changed
+        self.created: set[tuple[str, int]] = set()  # (type, pk) of rows this import created
 
     # -- planning -------------------------------------------------------------------
 
@@ -323,6 +325,7 @@ class _Writer:
             objs, model, batch_size=BATCH, default_change_reason=self.reason, default_user=self.options.user
         )
         self.written[self.types[model]].extend(saved)
+        self.created.update((self.types[model], obj.pk) for obj in saved)
         return saved
 
     def _update(self, model, updates: list[tuple[object, list[str]]]) -> None:
@@ -368,7 +371,19 @@ class _Writer:
                 else:
                     wanted[entry.pk] = entry
             manager = getattr(row, relation)
-            if {e.pk for e in manager.all()} != wanted.keys():
+            if {e.pk for e in manager.all()} == wanted.keys():
+                continue
+            if (plan.item.type, row.pk) in self.created:
+                # A new row: its one "created" version gets the linked entries too.
+                row.skip_history_when_saving = True
+                try:
+                    manager.set(wanted.values())
+                finally:
+                    del row.skip_history_when_saving
+                resnapshot_m2m(row)
+            else:
+                # An existing row: the change is a version of its own, by this import.
+                _stamp(row, self.reason, self.options.user)
                 manager.set(wanted.values())
 
     # -- pruning --------------------------------------------------------------------
@@ -407,6 +422,18 @@ def _as_text(value) -> str:
     return str(value)
 
 
+def import_reason(options) -> str:
+    """The change reason of every version an import writes: "import: SOURCE TITLE"."""
+    return f"import: {options.source.title if options.source else 'document'}"
+
+
+def _stamp(obj, reason: str, user) -> None:
+    """Who and why for the history version the next save of ``obj`` records."""
+    obj._change_reason = reason
+    if user is not None:
+        obj._history_user = user
+
+
 def _game(options) -> Game:
     game = Game.objects.filter(slug=options.game).first()
     details = dict(options.game_details)
@@ -415,12 +442,16 @@ def _game(options) -> Game:
             from .errors import ImportRulesError
 
             raise ImportRulesError(f"unknown game {options.game!r}: give its name (--game-name) to create it")
-        return Game.objects.create(slug=options.game, name=options.game_name, **details)
+        game = Game(slug=options.game, name=options.game_name, **details)
+        _stamp(game, import_reason(options), options.user)
+        game.save()
+        return game
     wanted = {"name": options.game_name, **details} if options.game_name else details
     changed = {key: value for key, value in wanted.items() if getattr(game, key) != value}
     if changed:
         for key, value in changed.items():
             setattr(game, key, value)
+        _stamp(game, import_reason(options), options.user)
         game.save()
     return game
 
@@ -436,11 +467,13 @@ def _source(game: Game, options) -> Source | None:
         "url": info.url,
         "attribution": info.attribution,
     }
-    source, created = Source.objects.get_or_create(
-        game=game, language=options.language, title=info.title, defaults=values
-    )
-    if not created and info.update_existing and any(getattr(source, key) != value for key, value in values.items()):
-        for key, value in values.items():
-            setattr(source, key, value)
-        source.save()
+    source = Source.objects.filter(game=game, language=options.language, title=info.title).first()
+    if source is None:
+        source = Source(game=game, language=options.language, title=info.title, **values)
+    elif not (info.update_existing and any(getattr(source, key) != value for key, value in values.items())):
+        return source
+    for key, value in values.items():
+        setattr(source, key, value)
+    _stamp(source, import_reason(options), options.user)
+    source.save()
     return source

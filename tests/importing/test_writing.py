@@ -209,3 +209,33 @@ def test_faq_see_also_links_questions_and_errata_to_their_entries():
     assert erratum.title == "Schadensmarker"
     assert list(erratum.affects.values_list("title", flat=True)) == ["Schaden"]
     assert any("'Würfel'" in warning.message for warning in report.warnings)
+
+
+@pytest.mark.django_db
+def test_every_version_an_import_writes_says_who_and_why():
+    from django.contrib.auth.models import User
+
+    from rules.models import Erratum, Source
+
+    importer = User.objects.create_user("importer")
+    import_document(FIRST_EDITION, options(user=importer))
+    faq = "Errata\n\nSchadensmarker\nSchaden wird mit Markern festgehalten.\nSiehe auch: Schaden\n"
+    import_document(faq, options(kind="faq", source=SourceInfo(title="FAQ"), user=importer))
+
+    game, source = Game.objects.get(slug="helden"), Source.objects.get(title="Regelreferenz")
+    for obj, reason in [(game, "import: Regelreferenz"), (source, "import: Regelreferenz")]:
+        assert [(v.history_user, v.history_change_reason) for v in obj.history.all()] == [(importer, reason)]
+    erratum = Erratum.objects.get()
+    # one "created" version, holding the entry it affects (not a second, anonymous one)
+    versions = list(erratum.history.all())
+    assert [(v.history_type, v.history_user, v.history_change_reason) for v in versions] == [
+        ("+", importer, "import: FAQ")
+    ]
+    assert [row.entry.title for row in versions[0].affects.all()] == ["Schaden"]
+
+    # a later import that links another entry records that change, by the import
+    import_document(faq.replace("Siehe auch: Schaden", "Siehe auch: Schaden, Angriff"),
+                    options(kind="faq", source=SourceInfo(title="FAQ"), user=importer))
+    latest = erratum.history.latest()
+    assert (latest.history_type, latest.history_user, latest.history_change_reason) == ("~", importer, "import: FAQ")
+    assert sorted(row.entry.title for row in latest.affects.all()) == ["Angriff", "Schaden"]
