@@ -207,6 +207,10 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "admin/locked_out.html"
 AXES_HTTP_RESPONSE_CODE = 429
+# Behind reverse proxies, the client's address is read from X-Forwarded-For, trusting
+# exactly DJANGO_TRUSTED_PROXY_COUNT hops (rulesite/client_ip.py); 0 = REMOTE_ADDR.
+TRUSTED_PROXY_COUNT = int(os.environ.get("DJANGO_TRUSTED_PROXY_COUNT", "0") or 0)
+AXES_CLIENT_IP_CALLABLE = "rulesite.client_ip.client_ip"
 
 # Django REST Framework: one place for the API's shared behaviour.
 REST_FRAMEWORK = {

@@ -105,3 +105,45 @@ def test_a_successful_login_resets_the_count(client, alice):
 
     assert response.status_code == 302
     assert is_logged_in(client)
+
+
+def fail_from(client, username: str, forwarded_for: str):
+    """Five wrong passwords through a reverse proxy that names the client it saw."""
+    for _ in range(5):
+        response = log_in(client, username, "wrong-password", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR=forwarded_for)
+    assert response.status_code == 429
+
+
+@pytest.mark.django_db
+def test_behind_a_proxy_each_client_is_counted_on_its_own(client, alice, settings):
+    settings.TRUSTED_PROXY_COUNT = 1
+    fail_from(client, "alice", "203.0.113.7")
+
+    # Alice from another address, through the same proxy, still gets in.
+    response = log_in(client, "alice", PASSWORD, REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="198.51.100.9")
+
+    assert response.status_code == 302
+    assert is_logged_in(client)
+
+
+@pytest.mark.django_db
+def test_a_forged_forwarded_for_does_not_escape_the_lock(client, alice, settings):
+    settings.TRUSTED_PROXY_COUNT = 1
+    fail_from(client, "alice", "203.0.113.7")
+
+    # The guesser writes an address of their own into the header; the proxy appends the
+    # one it saw, and only that one is believed.
+    response = log_in(
+        client, "alice", PASSWORD, REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="198.51.100.9, 203.0.113.7"
+    )
+
+    assert response.status_code == 429
+
+
+@pytest.mark.django_db
+def test_without_trusted_proxies_the_header_is_ignored(client, alice):
+    fail_from(client, "alice", "203.0.113.7")
+
+    response = log_in(client, "alice", PASSWORD, REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="198.51.100.9")
+
+    assert response.status_code == 429  # the same REMOTE_ADDR: the same (locked) client
