@@ -18,10 +18,16 @@ Decisions:
   ignores ``select_for_update`` but allows one writer at a time, so the window there
   is the few milliseconds between the check and the write.
 - "Save as new" creates a new item and is never a conflict.
+- An item deleted while someone edits it: Django would redirect with "does not exist"
+  and drop the typed text. Instead the moderator sees who deleted it and when, and every
+  field they submitted, ready to copy, with a link to the deleted item's history.
 """
 
 from django import forms
+from django.contrib.admin.utils import unquote
 from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 
 from .. import history as history_service
@@ -90,6 +96,41 @@ def _conflict(obj, token: int, newer: list, latest) -> dict:
 
 
 class EditConflictAdmin:
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        if request.method == "POST" and object_id is not None and "_saveasnew" not in request.POST:
+            pk = unquote(object_id)
+            try:
+                gone = not self.model._default_manager.filter(pk=pk).exists()
+            except (ValueError, ValidationError):
+                gone = False  # a malformed id: Django's own handling answers
+            if gone:
+                return self._deleted_while_editing(request, pk)
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def _deleted_while_editing(self, request, pk):
+        """The submitted fields of an item someone deleted meanwhile: nothing is lost."""
+        deletion = self.model.history.filter(**{self.model._meta.pk.attname: pk}, history_type="-").first()
+        if deletion is None or not self.has_view_or_change_permission(request, deletion.instance):
+            raise Http404
+        form = self.get_form(request, None, change=False)(request.POST)
+        submitted = [
+            (field.label, request.POST.get(field.html_name, ""))
+            for field in form
+            if not field.is_hidden and request.POST.get(field.html_name, "").strip()
+        ]
+        opts = self.model._meta
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": opts,
+            "title": _("This %(item)s was deleted while you were editing it") % {"item": opts.verbose_name},
+            "who": history_service.who(deletion),
+            "when": history_service.when(deletion),
+            "submitted": submitted,
+            "item": str(deletion.instance),
+            "pk": pk,
+        }
+        return TemplateResponse(request, "admin/moderated/deleted_while_editing.html", context, status=409)
+
     def get_form(self, request, obj=None, change=False, **kwargs):
         form = super().get_form(request, obj, change=change, **kwargs)
         if issubclass(form, EditVersionFormMixin):

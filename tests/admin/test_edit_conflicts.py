@@ -211,3 +211,27 @@ def test_the_add_form_has_no_version_and_adds(moderator_client):
     assert moderator_client.post("/admin/rules/source/add/", data).status_code == HTTPStatus.FOUND
     assert Source.objects.filter(title="Errata sheet").exists()
 
+
+
+def test_an_entry_deleted_while_being_edited_keeps_the_editors_text(client, moderator_client):
+    from django.contrib.auth.models import User
+
+    from tests.admin.forms import form_data
+    from tests.factories import make_entry
+
+    entry = make_entry(title="Reaction", body="Old text.")
+    url = f"/admin/rules/entry/{entry.pk}/change/"
+    data = form_data(moderator_client.get(url), "entry_form")
+    other = User.objects.create_superuser("deleter", "d@example.org", "a-long-password")
+    client.force_login(other)
+    client.post(f"/admin/rules/entry/{entry.pk}/delete/", {"post": "yes"})
+
+    data["body"] = "My long careful rewrite of the reaction rules."
+    response = moderator_client.post(url, data)
+
+    assert response.status_code == 409
+    page = response.content.decode()
+    assert "deleter deleted “Reaction”" in page
+    assert "My long careful rewrite of the reaction rules." in page
+    history = moderator_client.get(f"/admin/rules/entry/{entry.pk}/history/")  # linked from the page
+    assert history.status_code == 200 and "Change history: Reaction" in history.content.decode()
