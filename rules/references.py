@@ -16,6 +16,7 @@ import re
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from .bulk import insert_rows
 from .querysets import Status
 from .text import normalize_label
 
@@ -58,14 +59,16 @@ def rebuild_cross_references(entries, keys: dict[str, int] | None = None) -> Non
     ids = [entry.pk for entry in entries]
     for start in range(0, len(ids), 500):
         CrossReference.objects.filter(entry_id__in=ids[start : start + 500]).delete()
-    rows = [
-        CrossReference(
-            entry_id=entry.pk, label=label, normalized_label=key, order=order, in_body=in_body, target_id=keys.get(key)
-        )
-        for entry in entries
-        for (key, in_body), (label, order) in wanted_references(entry).items()
-    ]
-    CrossReference.objects.bulk_create(rows, batch_size=1000)
+    # Plain rows, no model instances: 25,000 of them for a 10,000-entry import.
+    insert_rows(
+        CrossReference,
+        ["entry_id", "label", "normalized_label", "order", "in_body", "target_id"],
+        (
+            (entry.pk, label, key, order, in_body, keys.get(key))
+            for entry in entries
+            for (key, in_body), (label, order) in wanted_references(entry).items()
+        ),
+    )
 
 
 def sync_cross_references(entry) -> None:

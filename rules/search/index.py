@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 
+from ..bulk import insert_rows
 from ..querysets import Status
 from ..references import WIKI_LINK
 from . import fuzzy
@@ -115,12 +116,15 @@ def index_objects(item_type: str, items, ids: list[int] | None = None) -> None:
         if changed:
             SearchDocument.objects.bulk_update(changed, FIELDS, batch_size=BATCH)
             SearchName.objects.filter(document__in=[doc.pk for doc in changed]).delete()
-        SearchName.objects.bulk_create([row for doc in new + changed for row in name_rows(doc)], batch_size=BATCH)
+        insert_rows(SearchName, NAME_ROW_FIELDS, (row for doc in new + changed for row in name_rows(doc)))
 
 
-def name_rows(document: SearchDocument) -> list[SearchName]:
-    """A document's rows for suggestions: its title and aliases, and the title's later
-    word starts (position = how many words in)."""
+NAME_ROW_FIELDS = ["document_id", "key", "alias", "position", "language", "game_id"]
+
+
+def name_rows(document: SearchDocument) -> list[tuple]:
+    """A document's rows for suggestions (``NAME_ROW_FIELDS``): its title and aliases,
+    and the title's later word starts (position = how many words in)."""
     rows = []
     names, keys = document.names.split("\n"), document.name_keys.split("\n")
     for index, (name, key) in enumerate(zip(names, keys, strict=False)):
@@ -128,16 +132,8 @@ def name_rows(document: SearchDocument) -> list[SearchName]:
         for position in range(len(parts) if index == 0 else 1):
             suffix = " ".join(parts[position:])[:200]
             if suffix:
-                rows.append(
-                    SearchName(
-                        document=document,
-                        key=suffix,
-                        alias=name[:300] if index else "",
-                        position=position,
-                        language=document.language,
-                        game_id=document.game_id,
-                    )
-                )
+                alias = name[:300] if index else ""
+                rows.append((document.pk, suffix, alias, position, document.language, document.game_id))
     return rows
 
 
