@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test messages compilemessages demo migrations-check lint clean
+.PHONY: install run test superuser messages compilemessages demo migrations-check lint clean
 
 install: $(STAMP)
 
@@ -26,6 +26,11 @@ run: install
 	DJANGO_DEBUG=1 $(BIN)/python manage.py load_demo
 	@echo "rulesite is serving on http://127.0.0.1:8000/ (Ctrl-C stops it)"
 	DJANGO_DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
+
+# The first admin account for the local site (asks for a name and a password).
+superuser: install
+	DJANGO_DEBUG=1 $(BIN)/python manage.py migrate --noinput
+	DJANGO_DEBUG=1 $(BIN)/python manage.py createsuperuser
 
 test: install
 	$(BIN)/python -m pytest
