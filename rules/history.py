@@ -33,6 +33,7 @@ Decisions:
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from django.db import models, router, transaction
@@ -215,6 +216,27 @@ def _names(model, pks) -> dict:
     return {pk: found.get(pk, gettext("(deleted)")) for pk in pks}
 
 
+# --- recording who and why ------------------------------------------------------------
+
+
+def stamp(obj, reason: str, user=None) -> None:
+    """Who and why for the version the next save of ``obj`` records (no user: unknown)."""
+    obj._change_reason = reason
+    if user is not None:
+        obj._history_user = user
+
+
+@contextmanager
+def history_paused(obj):
+    """Saves and M2M changes of ``obj`` record no version inside this block (the
+    caller folds them into one version, e.g. with ``resnapshot_m2m``)."""
+    obj.skip_history_when_saving = True
+    try:
+        yield
+    finally:
+        del obj.skip_history_when_saving
+
+
 # --- revert ---------------------------------------------------------------------------
 
 
@@ -255,15 +277,11 @@ def revert(obj, record, user) -> bool:
                 value = None  # the related row was deleted since; documented above
             setattr(obj, f.attname, value)
         obj.validate_constraints()
-        obj.skip_history_when_saving = True  # the M2M rows go into the one version below
-        try:
+        with history_paused(obj):  # the M2M rows go into the one version below
             for m2m in tracked_m2m_fields(model):
                 existing = m2m.related_model._default_manager.filter(pk__in=m2m_ids(record, m2m))
                 getattr(obj, m2m.name).set(existing)
-        finally:
-            del obj.skip_history_when_saving
-        obj._history_user = user
-        obj._change_reason = revert_reason(record)
+        stamp(obj, revert_reason(record), user)
         try:
             obj.save()
         finally:

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils.translation import gettext as _
 
+from .history import stamp
 from .languages import CONTENT_LANGUAGE_CODES, native_name
 from .models import Entry
 from .querysets import Status
@@ -95,8 +96,7 @@ def link_candidates(entry: Entry):
 
 
 def _save(entry: Entry, user, reason: str) -> None:
-    entry._history_user = user
-    entry._change_reason = reason
+    stamp(entry, reason, user)
     entry.save()
 
 

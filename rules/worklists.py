@@ -27,6 +27,7 @@ from django.db import transaction
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
+from .history import stamp
 from .models import CrossReference, Entry, Erratum, Game
 from .querysets import Status
 from .text import fold_diacritics, normalize_label
@@ -187,8 +188,7 @@ def create_wanted_entry(game: Game, language: str, label: str, user) -> tuple[En
         if existing is not None:
             return existing, False
         entry = Entry(game=game, language=language, title=label.strip(), status=Status.DRAFT)
-        entry._history_user = user
-        entry._change_reason = "created from the wanted list"
+        stamp(entry, "created from the wanted list", user)
         entry.save()
     return entry, True
 

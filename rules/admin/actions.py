@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from ..history import stamp
 from ..querysets import Status
 
 
@@ -19,7 +20,7 @@ def _set_status(modeladmin, request, queryset, status: str, reason: str) -> None
             if obj.status == status:
                 continue
             obj.status = status
-            obj._change_reason = reason
+            stamp(obj, reason)
             obj.save()
             changed += 1
     unchanged = queryset.count() - changed

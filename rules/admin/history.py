@@ -88,11 +88,8 @@ class ReadableHistoryAdmin:
         if not tracked:
             return super().save_related(request, form, formsets, change)
         before = {m2m.name: history_service.m2m_ids(obj, m2m) for m2m in tracked}
-        obj.skip_history_when_saving = True
-        try:
+        with history_service.history_paused(obj):
             super().save_related(request, form, formsets, change)
-        finally:
-            del obj.skip_history_when_saving
         if {m2m.name: history_service.m2m_ids(obj, m2m) for m2m in tracked} != before:
             history_service.resnapshot_m2m(obj)
 

@@ -81,7 +81,6 @@ import json
 import re
 import uuid
 from collections import Counter
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from json.decoder import scanstring
@@ -91,6 +90,7 @@ from django.db import transaction
 from django.utils import timezone
 from simple_history.utils import bulk_create_with_history, bulk_update_with_history
 
+from ..history import history_paused, stamp
 from ..languages import CONTENT_LANGUAGE_CODES
 from ..models import Entry, Erratum, Game, Source
 from ..references import deferred_resolution, rebuild_cross_references, request_resolution
@@ -803,16 +803,6 @@ def import_canonical(text: str, options: ImportOptions) -> ImportReport:
     return report
 
 
-@contextmanager
-def _history_paused(obj):
-    """Saves and M2M changes of ``obj`` make no history version inside this block."""
-    obj.skip_history_when_saving = True
-    try:
-        yield
-    finally:
-        del obj.skip_history_when_saving
-
-
 def _as_text(value) -> str:
     """A field value as a reviewer reads it in a before/after diff."""
     if value is None:
@@ -832,13 +822,6 @@ def _as_text(value) -> str:
     return str(value)
 
 
-def _stamp(obj, user) -> None:
-    """What the next history version of ``obj`` records: the reason and, if known, the user."""
-    obj._change_reason = CHANGE_REASON
-    if user is not None:
-        obj._history_user = user
-
-
 def _changes(model, obj, values: dict) -> dict[str, tuple[str, str]]:
     """Field → (before, after) as text, for the values that differ from the row's."""
     changes: dict[str, tuple[str, str]] = {}
@@ -856,10 +839,10 @@ def _upsert(report, user, type_, model, obj, identity: dict, values: dict, m2m: 
     """Create or update one row; save it only if something changed, and then once."""
     if obj is None:
         obj = model(**identity, **values)
-        _stamp(obj, user)
+        stamp(obj, CHANGE_REASON, user)
         if any(m2m.values()):
             # The M2M rows need the row's id; make one history version that has them.
-            with _history_paused(obj):
+            with history_paused(obj):
                 obj.save()
                 for name, targets in m2m.items():
                     getattr(obj, name).set(targets)
@@ -883,13 +866,13 @@ def _upsert(report, user, type_, model, obj, identity: dict, values: dict, m2m: 
     if not changes:
         report.outcomes.append(Outcome(type_, title, "unchanged", slug))
         return obj
-    with _history_paused(obj):
+    with history_paused(obj):
         for name, targets in m2m_changed.items():
             getattr(obj, name).set(targets)
     for name in values:
         if name in changes:
             setattr(obj, name, values[name])
-    _stamp(obj, user)
+    stamp(obj, CHANGE_REASON, user)
     obj.save()  # one history version, with the new M2M rows
     report.outcomes.append(Outcome(type_, title, "updated", slug, changes))
     return obj
@@ -1023,7 +1006,7 @@ def _prune(plan: _Plan, existing: _Existing, report: ImportReport, user) -> None
         ]
         doomed.sort(key=lambda obj: (obj.language, getattr(obj, "order", 0), getattr(obj, section.key)))
         for obj in doomed:
-            _stamp(obj, user)
+            stamp(obj, CHANGE_REASON, user)
             title, slug = getattr(obj, section.title), getattr(obj, "slug", "")
             obj.delete()
             report.outcomes.append(Outcome(section.type, title, "deleted", slug))

@@ -28,7 +28,7 @@ from django.db import transaction
 from django.utils import timezone
 from simple_history.utils import bulk_create_with_history, bulk_update_with_history
 
-from ..history import resnapshot_m2m
+from ..history import history_paused, resnapshot_m2m, stamp
 from ..models import Entry, Erratum, Game, Source
 from ..references import deferred_resolution, rebuild_cross_references, request_resolution, resolution_keys
 from ..search.index import index_objects as index_for_search
@@ -375,15 +375,12 @@ class _Writer:
                 continue
             if (plan.item.type, row.pk) in self.created:
                 # A new row: its one "created" version gets the linked entries too.
-                row.skip_history_when_saving = True
-                try:
+                with history_paused(row):
                     manager.set(wanted.values())
-                finally:
-                    del row.skip_history_when_saving
                 resnapshot_m2m(row)
             else:
                 # An existing row: the change is a version of its own, by this import.
-                _stamp(row, self.reason, self.options.user)
+                stamp(row, self.reason, self.options.user)
                 manager.set(wanted.values())
 
     # -- pruning --------------------------------------------------------------------
@@ -397,7 +394,7 @@ class _Writer:
             for obj in stale:
                 title = obj.question if type_ == "question" else obj.title
                 self.report.outcomes.append(Outcome(type_, title, "deleted", obj.slug))
-                obj._change_reason = self.reason
+                stamp(obj, self.reason)
                 obj.delete()
 
 
@@ -427,13 +424,6 @@ def import_reason(options) -> str:
     return f"import: {options.source.title if options.source else 'document'}"
 
 
-def _stamp(obj, reason: str, user) -> None:
-    """Who and why for the history version the next save of ``obj`` records."""
-    obj._change_reason = reason
-    if user is not None:
-        obj._history_user = user
-
-
 def _game(options) -> Game:
     game = Game.objects.filter(slug=options.game).first()
     details = dict(options.game_details)
@@ -443,7 +433,7 @@ def _game(options) -> Game:
 
             raise ImportRulesError(f"unknown game {options.game!r}: give its name (--game-name) to create it")
         game = Game(slug=options.game, name=options.game_name, **details)
-        _stamp(game, import_reason(options), options.user)
+        stamp(game, import_reason(options), options.user)
         game.save()
         return game
     wanted = {"name": options.game_name, **details} if options.game_name else details
@@ -451,7 +441,7 @@ def _game(options) -> Game:
     if changed:
         for key, value in changed.items():
             setattr(game, key, value)
-        _stamp(game, import_reason(options), options.user)
+        stamp(game, import_reason(options), options.user)
         game.save()
     return game
 
@@ -474,6 +464,6 @@ def _source(game: Game, options) -> Source | None:
         return source
     for key, value in values.items():
         setattr(source, key, value)
-    _stamp(source, import_reason(options), options.user)
+    stamp(source, import_reason(options), options.user)
     source.save()
     return source
