@@ -5,11 +5,14 @@ from html.parser import HTMLParser
 
 
 class _FormFields(HTMLParser):
+    """The (name, value) pairs a browser submits from one form: every field as rendered,
+    hidden ones included; no buttons, no files, unchecked boxes left out."""
+
     def __init__(self, form_id: str | None):
         super().__init__(convert_charrefs=True)
-        self.form_id, self.in_form, self.data = form_id, False, {}
-        self._textarea = self._select = None
-        self._multi: dict[str, list[str]] = {}
+        self.form_id, self.in_form, self.pairs = form_id, False, []
+        self._textarea: list[str] | None = None
+        self._select: str | None = None
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
@@ -23,42 +26,42 @@ class _FormFields(HTMLParser):
             kind = attrs.get("type", "text")
             if kind in ("submit", "button", "image", "file", "reset"):
                 return
-            if kind in ("checkbox", "radio"):
-                if "checked" in attrs:
-                    self.data[name] = attrs.get("value", "on")
+            if kind in ("checkbox", "radio") and "checked" not in attrs:
                 return
-            self.data[name] = attrs.get("value", "")
+            self.pairs.append((name, attrs.get("value", "on" if kind == "checkbox" else "")))
         elif tag == "textarea" and name:
-            self._textarea = name
-            self.data[name] = ""
+            self._textarea = [name, ""]
         elif tag == "select" and name:
             self._select = name
-            if "multiple" in attrs:
-                self._multi[name] = []
-                self.data[name] = self._multi[name]
         elif tag == "option" and self._select and "selected" in attrs:
-            if self._select in self._multi:
-                self._multi[self._select].append(attrs.get("value", ""))
-            else:
-                self.data[self._select] = attrs.get("value", "")
+            self.pairs.append((self._select, attrs.get("value", "")))
 
     def handle_endtag(self, tag):
         if tag == "form":
             self.in_form = False
-        elif tag == "textarea":
+        elif tag == "textarea" and self._textarea is not None:
+            name, text = self._textarea
+            # A textarea's first newline after the tag is not part of its value.
+            self.pairs.append((name, text.removeprefix("\n")))
             self._textarea = None
         elif tag == "select":
             self._select = None
 
     def handle_data(self, data):
-        if self._textarea:
-            # A textarea's first newline after the tag is not part of its value.
-            value = self.data[self._textarea] + data
-            self.data[self._textarea] = value.removeprefix("\n") if not self.data[self._textarea] else value
+        if self._textarea is not None:
+            self._textarea[1] += data
+
+
+def form_pairs(response, form_id: str | None = None) -> list[tuple[str, str]]:
+    """The form's (name, value) pairs in page order (``form_id``, else every form)."""
+    parser = _FormFields(form_id)
+    parser.feed(response.content.decode())
+    return parser.pairs
 
 
 def form_data(response, form_id: str | None = None) -> dict:
-    """The fields of the page's form (``form_id``, else every form) as a browser sends them."""
-    parser = _FormFields(form_id)
-    parser.feed(response.content.decode())
-    return parser.data
+    """The form's fields as a dict for the test client; a repeated name maps to a list."""
+    data: dict = {}
+    for name, value in form_pairs(response, form_id):
+        data.setdefault(name, []).append(value)
+    return {name: values if len(values) > 1 else values[0] for name, values in data.items()}

@@ -4,7 +4,6 @@ The moderators are two logged-in clients that fill in the change form as a brows
 would (every field as rendered, hidden ones included) and post it back.
 """
 
-from html.parser import HTMLParser
 from http import HTTPStatus
 
 import pytest
@@ -13,61 +12,8 @@ from django.test import Client
 from rules.models import Source
 from rules.permissions import MODERATORS_GROUP
 from tests.admin.conftest import make_staff
+from tests.admin.forms import form_data
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
-
-
-class _FormFields(HTMLParser):
-    """The values a browser would submit from the form with ``form_id``."""
-
-    def __init__(self, form_id: str):
-        super().__init__()
-        self.form_id, self.in_form, self.data = form_id, False, []
-        self._textarea, self._select, self._option = None, None, None
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "form":
-            self.in_form = attrs.get("id") == self.form_id
-        if not self.in_form:
-            return
-        name = attrs.get("name")
-        if tag == "input" and name:
-            kind = attrs.get("type", "text")
-            if kind in ("submit", "button", "file", "image"):
-                return
-            if kind in ("checkbox", "radio") and "checked" not in attrs:
-                return
-            self.data.append((name, attrs.get("value", "on" if kind == "checkbox" else "")))
-        elif tag == "textarea" and name:
-            self._textarea = [name, ""]
-        elif tag == "select" and name:
-            self._select = name
-        elif tag == "option" and self._select and "selected" in attrs:
-            self.data.append((self._select, attrs.get("value", "")))
-
-    def handle_data(self, data):
-        if self._textarea is not None:
-            self._textarea[1] += data
-
-    def handle_endtag(self, tag):
-        if tag == "textarea" and self._textarea is not None:
-            name, text = self._textarea
-            self.data.append((name, text[1:] if text.startswith("\n") else text))
-            self._textarea = None
-        elif tag == "select":
-            self._select = None
-        elif tag == "form":
-            self.in_form = False
-
-
-def form_data(response, model_name: str) -> dict:
-    """The change form in ``response`` as a browser would post it (lists for repeated names)."""
-    parser = _FormFields(f"{model_name}_form")
-    parser.feed(response.content.decode())
-    data: dict = {}
-    for name, value in parser.data:
-        data.setdefault(name, []).append(value)
-    return {name: values if len(values) > 1 else values[0] for name, values in data.items()}
 
 
 def change_url(obj) -> str:
@@ -78,7 +24,7 @@ def change_url(obj) -> str:
 def open_form(client, obj) -> dict:
     response = client.get(change_url(obj))
     assert response.status_code == HTTPStatus.OK
-    return form_data(response, obj._meta.model_name)
+    return form_data(response, f"{obj._meta.model_name}_form")
 
 
 @pytest.fixture
@@ -119,7 +65,7 @@ class TestConcurrentEntryEdits:
         assert entry.body == "To exhaust a card, turn it sideways. An exhausted card cannot attack."
 
         # Saving again is a deliberate overwrite: the re-rendered form has the new token.
-        again = form_data(response, "entry")
+        again = form_data(response, "entry_form")
         assert again["body"] == "To exhaust a card, rotate it 90 degrees."
         assert again["_edit_version"] != form_b["_edit_version"]
         assert bob.post(change_url(entry), again).status_code == HTTPStatus.FOUND
@@ -197,7 +143,7 @@ def test_every_moderated_model_refuses_a_save_over_a_newer_version(two_moderator
     assert "Alice Adams changed this" in response.content.decode()
     obj.refresh_from_db()
     assert getattr(obj, field) == "Alice's version"
-    assert bob.post(change_url(obj), form_data(response, obj._meta.model_name)).status_code == HTTPStatus.FOUND
+    assert bob.post(change_url(obj), form_data(response, f"{obj._meta.model_name}_form")).status_code == HTTPStatus.FOUND
     obj.refresh_from_db()
     assert getattr(obj, field) == "Bob's version"
 
@@ -206,7 +152,7 @@ def test_the_add_form_has_no_version_and_adds(moderator_client):
     game = make_game()
     response = moderator_client.get("/admin/rules/source/add/")
     assert 'name="_edit_version"' not in response.content.decode()
-    data = form_data(response, "source")
+    data = form_data(response, "source_form")
     data.update(game=game.pk, language="en", title="Errata sheet", kind=Source.Kind.ERRATA)
     assert moderator_client.post("/admin/rules/source/add/", data).status_code == HTTPStatus.FOUND
     assert Source.objects.filter(title="Errata sheet").exists()
@@ -216,7 +162,6 @@ def test_the_add_form_has_no_version_and_adds(moderator_client):
 def test_an_entry_deleted_while_being_edited_keeps_the_editors_text(client, moderator_client):
     from django.contrib.auth.models import User
 
-    from tests.admin.forms import form_data
     from tests.factories import make_entry
 
     entry = make_entry(title="Reaction", body="Old text.")

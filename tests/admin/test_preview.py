@@ -6,7 +6,6 @@ change form as the admin renders it, with the Markdown field changed.
 
 import json
 import re
-from html.parser import HTMLParser
 
 import pytest
 from django.contrib.contenttypes.models import ContentType
@@ -16,62 +15,17 @@ from rules.models import Entry
 from rules.permissions import MODERATORS_GROUP
 from rules.querysets import Status
 from tests.admin.conftest import make_staff
+from tests.admin.forms import form_pairs
 from tests.factories import make_entry, make_erratum, make_game, make_question
 
 pytestmark = pytest.mark.django_db
 
 
-class _FormValues(HTMLParser):
-    """The values a browser would submit from the change form (no files, no buttons)."""
-
-    def __init__(self):
-        super().__init__()
-        self.values: list[tuple[str, str]] = []
-        self._textarea = None
-        self._select = None
-        self._option = None
-        self._in_form = False
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "form" and "_form" in (attrs.get("id") or ""):
-            self._in_form = True
-        if not self._in_form or "name" not in attrs and tag not in ("option",):
-            return
-        if tag == "input":
-            kind = attrs.get("type", "text")
-            if kind in ("submit", "button", "file", "image") or (kind in ("checkbox", "radio") and "checked" not in attrs):
-                return
-            self.values.append((attrs["name"], attrs.get("value", "on" if kind == "checkbox" else "")))
-        elif tag == "textarea":
-            self._textarea = [attrs["name"], ""]
-        elif tag == "select":
-            self._select = attrs["name"]
-        elif tag == "option" and self._select and "selected" in attrs:
-            self.values.append((self._select, attrs.get("value", "")))
-
-    def handle_data(self, data):
-        if self._textarea is not None:
-            self._textarea[1] += data
-
-    def handle_endtag(self, tag):
-        if tag == "textarea" and self._textarea is not None:
-            name, text = self._textarea
-            self.values.append((name, text[1:] if text.startswith("\n") else text))
-            self._textarea = None
-        elif tag == "select":
-            self._select = None
-        elif tag == "form":
-            self._in_form = False
-
-
-def change_form_values(client, url: str, **changes) -> dict:
+def change_form_values(client, url: str, form_id: str, **changes) -> dict:
     page = client.get(url)
     assert page.status_code == 200
-    parser = _FormValues()
-    parser.feed(page.content.decode())
     values: dict = {}
-    for name, value in parser.values:
+    for name, value in form_pairs(page, form_id):
         values.setdefault(name, []).append(value)
     values.update({name: [value] for name, value in changes.items()})
     return values
@@ -81,7 +35,7 @@ def preview(client, model: str, obj=None, **changes):
     """POST the change form of ``obj`` (or the add form) with ``changes`` to the preview."""
     app = "faq" if model == "question" else "rules"
     form_url = f"/admin/{app}/{model}/{obj.pk}/change/" if obj else f"/admin/{app}/{model}/add/"
-    data = change_form_values(client, form_url, **changes)
+    data = change_form_values(client, form_url, f"{model}_form", **changes)
     data[OBJECT_ID_FIELD] = [str(obj.pk) if obj else ""]
     return client.post(f"/admin/{app}/{model}/preview/", data)
 
