@@ -4,7 +4,10 @@ The UI speaks the languages in ``settings.LANGUAGES``; content can be written in
 more (a French or Spanish rules reference is welcome even before the UI is translated).
 """
 
+from django.conf import settings
 from django.utils.translation import gettext_lazy as _
+
+UI_LANGUAGES = frozenset(code for code, _name in settings.LANGUAGES)
 
 CONTENT_LANGUAGES = [
     ("en", _("English")),
@@ -32,3 +35,9 @@ NATIVE_NAMES = {
 
 def native_name(code: str) -> str:
     return NATIVE_NAMES.get(code, code)
+
+
+def ui_language_for(content_language: str | None) -> str:
+    """The UI language an item's own page uses: its language, or the default one when
+    the UI does not speak it (French content is shown with the English UI)."""
+    return content_language if content_language in UI_LANGUAGES else settings.LANGUAGE_CODE

@@ -10,12 +10,11 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
-from .languages import CONTENT_LANGUAGES
+from .languages import CONTENT_LANGUAGES, UI_LANGUAGES, ui_language_for
 from .markdown import render_markdown
 from .querysets import EntryQuerySet, GameQuerySet, PublishableQuerySet, SourceQuerySet, Status
 from .text import normalize_label, normalize_text_fields, slugify_title
 
-UI_LANGUAGES = {code for code, _name in settings.LANGUAGES}
 CONTENT_PARAMETER = "content"  # ?content=fr: this entry's own version, not the UI's translation
 
 STATUS_CHOICES = [
@@ -137,8 +136,7 @@ class Source(models.Model):
 
     def get_absolute_url(self) -> str:
         """Where readers see it cited: the sources list of its game, in its language."""
-        language = self.language if self.language in UI_LANGUAGES else settings.LANGUAGE_CODE
-        with translation.override(language):
+        with translation.override(ui_language_for(self.language)):
             return reverse("rules:game", kwargs={"game": self.game.slug}) + "#sources-heading"
 
 
@@ -315,9 +313,8 @@ class Entry(models.Model):
         default UI and ``?content=fr``, which asks for this very version: without it the
         page would send the reader on to a translation in the UI's language.
         """
-        if self.language in UI_LANGUAGES:
-            return self.url_in(self.language)
-        return f"{self.url_in(settings.LANGUAGE_CODE)}?{CONTENT_PARAMETER}={self.language}"
+        own_page = self.url_in(ui_language_for(self.language))
+        return own_page if self.language in UI_LANGUAGES else f"{own_page}?{CONTENT_PARAMETER}={self.language}"
 
     def url_in(self, ui_language: str) -> str:
         """The entry's page with the UI in ``ui_language``."""

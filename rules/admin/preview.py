@@ -33,7 +33,6 @@ may set ``markdown_preview`` itself instead.
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import (
     PermissionDenied,
@@ -52,6 +51,7 @@ from django.utils.translation import gettext as _gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
+from ..languages import ui_language_for
 from ..models import CrossReference, Entry, render_linked_markdown
 from ..page_context import entry_page_context, item_page_context
 from ..permissions import can_edit_game
@@ -88,12 +88,6 @@ class PreviewSpec:
     page_template: str  # the public page showing the item
     page_context: Callable  # (request, obj) -> that page's context, for the item alone
     text_limits: tuple[tuple[str, int], ...] = ()  # (field, max chars) beyond MAX_PREVIEW_CHARS
-
-
-def ui_language_for(content_language: str) -> str:
-    """The UI language of the item's default public page (see ``Entry.canonical_url``)."""
-    ui_languages = {code for code, _name in settings.LANGUAGES}
-    return content_language if content_language in ui_languages else settings.LANGUAGE_CODE
 
 
 # --- entries ---------------------------------------------------------------------------

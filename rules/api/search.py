@@ -14,7 +14,6 @@ NUL bytes and full-text syntax are only ever text to the search service.
 
 import re
 
-from django.conf import settings
 from django.core.validators import ProhibitNullCharactersValidator
 from django.urls import reverse, translate_url
 from django.utils import translation
@@ -28,7 +27,7 @@ from rest_framework.response import Response
 from rest_framework.viewsets import ViewSet
 
 from rules.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
-from rules.models import UI_LANGUAGES
+from rules.languages import UI_LANGUAGES, ui_language_for
 from rules.search import MAX_QUERY_LENGTH, TYPES, Hit, QueryTooLong, Suggestion, search, suggest
 
 from .pagination import PageNumberPagination
@@ -61,7 +60,7 @@ def page_url(request, path: str, language: str) -> str:
     page in the item's own language (``html_url``); so does search, so the same hit has
     the same URL for every client. A URL that is not one of the site's pages is kept.
     """
-    target = language if language in UI_LANGUAGES else settings.LANGUAGE_CODE
+    target = ui_language_for(language)
     # translate_url() resolves the path in the active language: use the path's own prefix.
     prefix = path.lstrip("/").split("/", 1)[0]
     with translation.override(prefix if prefix in UI_LANGUAGES else translation.get_language()):

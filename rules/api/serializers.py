@@ -17,7 +17,6 @@ Conventions every resource follows:
 from collections import defaultdict
 from collections.abc import Iterable
 
-from django.conf import settings
 from django.db import models
 from django.utils import translation
 from drf_spectacular.types import OpenApiTypes
@@ -26,7 +25,8 @@ from rest_framework import serializers
 
 from rules.languages import CONTENT_LANGUAGE_CODES
 from rules.markdown import LinkResolver, render_markdown
-from rules.models import UI_LANGUAGES, CrossReference, Entry, Erratum, Game, Source
+from rules.languages import ui_language_for
+from rules.models import CrossReference, Entry, Erratum, Game, Source
 from rules.querysets import Status
 from rules.text import normalize_label
 
@@ -35,8 +35,7 @@ def page_path(obj) -> str:
     """The path of an item's public page, with the UI in the item's own language."""
     if isinstance(obj, Entry):
         return obj.canonical_url()
-    language = getattr(obj, "language", None)
-    with translation.override(language if language in UI_LANGUAGES else settings.LANGUAGE_CODE):
+    with translation.override(ui_language_for(getattr(obj, "language", None))):
         return obj.get_absolute_url()
 
 
