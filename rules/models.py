@@ -258,9 +258,18 @@ class Entry(models.Model):
             self.aliases = [*(self.aliases or []), old_title]
 
     def _keep_old_slug(self, stored: dict | None) -> None:
-        """The old slug redirects here; a slug this entry now uses redirects nowhere."""
+        """The old slug redirects here; a slug this entry now uses redirects nowhere.
+
+        Only a new entry or a changed address touches the table: an ordinary save (a
+        body edit, a status change) costs no query here.
+        """
+        moved = stored is None or (stored["slug"], stored["game_id"], stored["language"]) != (
+            self.slug, self.game_id, self.language
+        )
+        if not moved:
+            return
         EntryRedirect.objects.filter(game_id=self.game_id, language=self.language, old_slug=self.slug).delete()
-        if stored is None or stored["slug"] in (None, "", self.slug):
+        if stored is None or stored["slug"] in (None, ""):
             return
         if (stored["game_id"], stored["language"]) != (self.game_id, self.language):
             return  # moved to another game or language: the old address is not this entry's
