@@ -10,8 +10,9 @@ confirmation page (GET shows what will happen, POST does it) under
 - ``unlink/<other id>/``: give a linked version a translation key of its own.
 
 The rules are in ``rules.translations``; these views check permissions (the model
-permission and the game, through ``get_queryset`` and ``can_edit_game``), turn a bad id
-into a 404 and a refused change into a message or a form error.
+permission, and the game through the scoping of ``get_queryset`` and
+``has_change_permission``), turn a bad id into a 404 and a refused change into a
+message or a form error.
 """
 
 from django import forms
@@ -26,7 +27,6 @@ from django.utils.translation import gettext_lazy as _
 
 from .. import translations
 from ..languages import CONTENT_LANGUAGE_CODES, native_name
-from ..permissions import can_edit_game
 
 LINK_CHOICES_LIMIT = 300  # entries offered in the link select before a search is needed
 
@@ -101,7 +101,7 @@ class TranslationsAdmin:
         entry = self.get_queryset(request).select_related("game", "parent").filter(pk=object_id).first()
         if entry is None:
             raise Http404(gettext("No such entry."))
-        if not (self.has_change_permission(request, entry) and can_edit_game(request.user, entry.game_id)):
+        if not self.has_change_permission(request, entry):  # scoping: the entry's game too
             raise PermissionDenied
         return entry
 
