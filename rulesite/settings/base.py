@@ -9,7 +9,7 @@ Every deployment knob is an environment variable (see README, "Settings"):
   rather than sign sessions with a key that is in the repository).
 - ``DJANGO_ALLOWED_HOSTS``: comma separated; default the loopback names.
 - ``DJANGO_CACHE_URL``: optional shared cache (``redis://…`` or ``memcached://…``);
-  default a per-process memory cache.
+  default a per-process memory cache; ``dummy://`` turns caching off.
 - ``DJANGO_CORS_ALLOWED_ORIGINS``: comma separated origins allowed to read the API from
   a browser; default ``*`` for the read-only API only (see CORS_URLS_REGEX).
 """
@@ -147,6 +147,13 @@ elif _cache_url.startswith("memcached://"):
             "LOCATION": _cache_url.removeprefix("memcached://"),
         }
     }
+elif _cache_url == "dummy://":
+    # Caching off (benchmarks of the uncached path, debugging): every request is rendered.
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+elif _cache_url:
+    raise ImproperlyConfigured(
+        f"DJANGO_CACHE_URL {_cache_url!r} is not understood: use redis://…, memcached://… or dummy://"
+    )
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
