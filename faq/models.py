@@ -8,8 +8,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
 from rules.languages import CONTENT_LANGUAGES
-from rules.markdown import render_markdown
-from rules.models import STATUS_CHOICES, Entry, Game, Source, unique_slug_for
+from rules.models import RENDERED_FIELDS, STATUS_CHOICES, Entry, Game, Source, unique_slug_for
 from rules.querysets import PublishableQuerySet, Status
 from rules.text import normalize_text_fields
 
@@ -20,6 +19,9 @@ class Question(models.Model):
     question = models.CharField(_("question"), max_length=500)
     slug = models.SlugField(_("slug"), max_length=200, blank=True)
     answer = models.TextField(_("answer"), help_text=_("Markdown."))
+    # Rendered when written (rules.rendering), and what it was rendered from.
+    answer_html = models.TextField(blank=True, editable=False)
+    html_fingerprint = models.CharField(max_length=32, blank=True, editable=False)
     topic = models.CharField(_("topic"), max_length=200, blank=True)
     order = models.PositiveIntegerField(_("order"), default=0)
     source = models.ForeignKey(
@@ -34,7 +36,9 @@ class Question(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True, db_index=True)
 
-    history = HistoricalRecords(excluded_fields=["updated_at"], m2m_fields=[related_entries])
+    history = HistoricalRecords(
+        excluded_fields=["updated_at", *RENDERED_FIELDS["question"]], m2m_fields=[related_entries]
+    )
     objects = PublishableQuerySet.as_manager()
 
     class Meta:
@@ -49,14 +53,13 @@ class Question(models.Model):
         return self.question
 
     def save(self, *args, **kwargs) -> None:
+        from rules.rendering import render_fields
+
         normalize_text_fields(self, ["answer"])
         if not self.slug:
             self.slug = unique_slug_for(self, self.question)
+        render_fields(self)
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         return reverse("faq:list", kwargs={"game": self.game.slug}) + f"#{self.slug}"
-
-    @property
-    def answer_html(self):
-        return render_markdown(self.answer)

@@ -7,6 +7,12 @@ class RulesConfig(AppConfig):
     verbose_name = _("Rules")
 
     def ready(self) -> None:
+        from django.db.models.signals import post_migrate
+
+        from .rendering import refresh_after_migrate
         from .search.index import connect_signals
 
         connect_signals()  # the search index follows every save and delete
+        # Texts whose stored HTML is missing or out of date (a new RENDERER_VERSION, rows
+        # from before HTML was stored) are rendered once the schema is complete.
+        post_migrate.connect(refresh_after_migrate, sender=self)

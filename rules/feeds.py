@@ -24,12 +24,14 @@ import uuid
 from django.contrib.syndication.views import Feed
 from django.db.models import Prefetch
 from django.urls import reverse
+from django.utils import translation
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.translation import gettext
 
 from .languages import native_name
 from .models import CrossReference, Entry, Erratum
 from .page_context import game_context
+from .rendering import for_ui_language
 
 FEED_LENGTH = 50
 
@@ -88,7 +90,7 @@ class EntryChangesMixin:
         return item.display_title
 
     def item_description(self, item):
-        return item.body_html
+        return for_ui_language(item.body_html, item.language, translation.get_language())
 
     def item_guid(self, item):
         return item_id("entry", item.pk)
@@ -170,7 +172,7 @@ class GameErrataFeed(GameFeed):
         )
 
     def item_description(self, item):
-        return item.corrected_html
+        return for_ui_language(item.corrected_html, item.language, translation.get_language())
 
     def item_guid(self, item):
         return item_id("erratum", item.pk)

@@ -48,6 +48,7 @@ from simple_history.utils import (
     get_m2m_reverse_field_name,
 )
 
+from .content_version import lock_for_writing
 from .diffing import word_diff_html
 
 # Words of unchanged text kept on each side of a change in a text diff (the rest is "…").
@@ -248,6 +249,7 @@ def lock(obj) -> None:
     """
     model = type(obj)
     if transaction.get_connection(router.db_for_write(model)).in_atomic_block:
+        lock_for_writing()  # before the row: writers queue in one order (rules.content_version)
         model._default_manager.select_for_update().filter(pk=obj.pk).values_list("pk", flat=True).first()
 
 

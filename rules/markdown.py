@@ -43,7 +43,7 @@ class _WikiLinkProcessor(InlineProcessor):
         shown = (m.group(2) or label).strip()
         url = self.resolve(label) if self.resolve else None
         if url:
-            el = ElementTree.Element("a", {"href": url, "class": "xref"})
+            el = ElementTree.Element("a", {"class": "xref", "href": url})  # class first: see rendering
         else:
             el = ElementTree.Element("span", {"class": "xref xref-wanted"})
         el.text = shown

@@ -1,7 +1,6 @@
 """Games, sources, glossary entries and rule sections, cross-references and errata."""
 
 import uuid
-from collections.abc import Mapping
 
 from django.conf import settings
 from django.db import models, transaction
@@ -11,11 +10,17 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
 from .languages import CONTENT_LANGUAGES, UI_LANGUAGES, ui_language_for
-from .markdown import render_markdown
 from .querysets import EntryQuerySet, GameQuerySet, PublishableQuerySet, SourceQuerySet, Status
 from .text import normalize_label, normalize_text_fields, slugify_title
 
 CONTENT_PARAMETER = "content"  # ?content=fr: this entry's own version, not the UI's translation
+
+# Stored HTML (rules.rendering): derived from the texts, so kept out of their history.
+RENDERED_FIELDS = {
+    "entry": ["body_html", "html_fingerprint"],
+    "erratum": ["corrected_html", "diff_html", "html_fingerprint"],
+    "question": ["answer_html", "html_fingerprint"],
+}
 
 STATUS_CHOICES = [
     (Status.DRAFT, _("Draft")),
@@ -100,6 +105,16 @@ class Game(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("rules:game", kwargs={"game": self.slug})
 
+    def save(self, *args, **kwargs) -> None:
+        """Save; a new slug moves every stored link into the game (``rules.rendering``)."""
+        from .rendering import refresh_game
+
+        old_slug = type(self).objects.filter(pk=self.pk).values_list("slug", flat=True).first() if self.pk else None
+        with transaction.atomic():
+            super().save(*args, **kwargs)
+            if old_slug is not None and old_slug != self.slug:
+                refresh_game(self)
+
 
 class Source(models.Model):
     class Kind(models.TextChoices):
@@ -167,6 +182,9 @@ class Entry(models.Model):
     )
     order = models.PositiveIntegerField(_("order"), default=0)
     body = models.TextField(_("body"), blank=True, help_text=_("Markdown. Link other entries with [[Term]] or [[Term|shown text]]."))
+    # The body rendered when written (rules.rendering), and what it was rendered from.
+    body_html = models.TextField(blank=True, editable=False)
+    html_fingerprint = models.CharField(max_length=32, blank=True, editable=False)
     see_also = models.JSONField(
         _("see also"),
         default=list,
@@ -195,7 +213,7 @@ class Entry(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True, db_index=True)
 
-    history = HistoricalRecords(excluded_fields=["updated_at", "body_checked_at"])
+    history = HistoricalRecords(excluded_fields=["updated_at", "body_checked_at", *RENDERED_FIELDS["entry"]])
     objects = EntryQuerySet.as_manager()
 
     class Meta:
@@ -225,10 +243,12 @@ class Entry(models.Model):
         - The old title becomes an alias, so cross-references written with it still
           resolve to this entry (and readers who search for it still find it).
         - A changed body marks the text as checked now (the errata worklist).
+        - The body is rendered to HTML now (``rules.rendering``), not when it is read.
         - The cross-references are re-derived and every label of the game and
-          language is resolved again.
+          language is resolved again (which renders again the texts whose links moved).
         """
         from .references import request_resolution, sync_cross_references
+        from .rendering import render_fields
 
         normalize_text_fields(self, ["body"])
         stored = getattr(self, "_stored", None)
@@ -239,6 +259,7 @@ class Entry(models.Model):
             self.slug = unique_slug_for(self, self.title)
         if stored is not None and stored["body"] != self.body:
             self.body_checked_at = timezone.now()
+        render_fields(self)
         with transaction.atomic():
             super().save(*args, **kwargs)
             self._keep_old_slug(stored)
@@ -300,10 +321,6 @@ class Entry(models.Model):
         return self.status == Status.PUBLISHED
 
     @property
-    def body_html(self):
-        return _entry_body_html(self)
-
-    @property
     def see_also_references(self) -> list["CrossReference"]:
         return [ref for ref in self.cross_references.all() if not ref.in_body]
 
@@ -339,6 +356,15 @@ class Entry(models.Model):
             .select_related("game")
             .order_by("language")
         )
+
+
+def entry_path_template(game_slug: str, language: str) -> str:
+    """``Entry.canonical_url`` as a template with ``{slug}`` (one ``reverse()`` for all
+    the entries of a game and language, where a link table has thousands)."""
+    with translation.override(ui_language_for(language)):
+        path = reverse("rules:entry", kwargs={"game": game_slug, "slug": "SLUG"})
+    path = path.replace("/SLUG/", "/{slug}/")
+    return path if language in UI_LANGUAGES else f"{path}?{CONTENT_PARAMETER}={language}"
 
 
 def slug_was_made_from(slug: str, title: str) -> bool:
@@ -421,6 +447,10 @@ class Erratum(models.Model):
     slug = models.SlugField(_("slug"), max_length=200, blank=True)
     original_text = models.TextField(_("original text"), blank=True, help_text=_("What the printed rule said, if known."))
     corrected_text = models.TextField(_("corrected text"), help_text=_("Markdown."))
+    # Rendered when written (rules.rendering): the corrected text and the word diff.
+    corrected_html = models.TextField(blank=True, editable=False)
+    diff_html = models.TextField(blank=True, editable=False)
+    html_fingerprint = models.CharField(max_length=32, blank=True, editable=False)
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices, default=Kind.CORRECTION)
     published_on = models.DateField(_("date"), null=True, blank=True)
     order = models.PositiveIntegerField(_("order"), default=0)
@@ -430,7 +460,7 @@ class Erratum(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True, db_index=True)
 
-    history = HistoricalRecords(excluded_fields=["updated_at"], m2m_fields=[affects])
+    history = HistoricalRecords(excluded_fields=["updated_at", *RENDERED_FIELDS["erratum"]], m2m_fields=[affects])
     objects = PublishableQuerySet.as_manager()
 
     class Meta:
@@ -445,50 +475,16 @@ class Erratum(models.Model):
         return self.title
 
     def save(self, *args, **kwargs) -> None:
+        from .rendering import render_fields
+
         normalize_text_fields(self, ["original_text", "corrected_text"])
         if not self.slug:
             self.slug = unique_slug_for(self, self.title)
+        render_fields(self)
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         return reverse("rules:errata", kwargs={"game": self.game.slug}) + f"#{self.slug}"
-
-    @property
-    def corrected_html(self):
-        return render_markdown(self.corrected_text)
-
-    @property
-    def diff_html(self):
-        """The change as a word diff, where the original text is known."""
-        from .diffing import word_diff_html
-
-        return word_diff_html(self.original_text, self.corrected_text) if self.original_text else ""
-
-
-def _entry_body_html(entry) -> "SafeString":
-    """The body as sanitised HTML; [[links]] point at their published targets."""
-    targets = {
-        ref.normalized_label: ref.target
-        for ref in entry.cross_references.all()
-        if ref.in_body and ref.target_id is not None and ref.target.status == Status.PUBLISHED
-    }
-    return render_linked_markdown(entry.body, targets)
-
-
-def render_linked_markdown(text: str, targets: "Mapping[str, Entry]") -> "SafeString":
-    """Markdown whose ``[[Term]]`` links point at ``targets`` (normalised label → entry).
-
-    The one link resolver of entry bodies: the entry page passes the targets of its
-    saved cross-references, the admin's live preview the entries the unsaved text's
-    labels resolve to (``rules.references.resolution_keys``, the rule saving applies),
-    so both render a body identically.
-    """
-
-    def resolve(label: str) -> str | None:
-        target = targets.get(normalize_label(label))
-        return target.get_absolute_url() if target else None
-
-    return render_markdown(text, resolve)
 
 
 from .search.models import SearchDocument, SearchName  # noqa: E402,F401 - registered with this app

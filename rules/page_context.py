@@ -52,7 +52,10 @@ def entry_page_context(request, entry, translations: list | None = None) -> dict
         "entry": entry,
         "content_language": entry.language,
         "content_missing": entry.language != ui_language,
-        "see_also": entry.see_also_references,
+        "see_also": [
+            (ref.label, ref.target.get_absolute_url() if ref.target is not None and ref.target.is_published else None)
+            for ref in entry.see_also_references
+        ],
         "referenced_by": sorted(referenced_by.values(), key=lambda e: fold_diacritics(e.title)),
         "errata": list(entry.errata.all()),
         "faq_questions": list(entry.faq_questions.all()),

@@ -14,6 +14,7 @@ once per saved entry.
 
 import re
 from contextlib import contextmanager
+from dataclasses import dataclass
 from contextvars import ContextVar
 
 from .bulk import insert_rows
@@ -98,32 +99,59 @@ def sync_cross_references(entry) -> None:
         CrossReference.objects.bulk_update(to_update, ["label", "order"])
 
 
-def resolution_keys(game_id: int, language: str) -> dict[str, int]:
-    """Normalised label → id of the published entry it resolves to, for one game and language."""
-    from .models import Entry
+@dataclass(frozen=True)
+class LinkTarget:
+    """The published entry a label resolves to, and its own page's path."""
 
-    keys: dict[str, int] = {}
+    id: int
+    title: str
+    slug: str
+    path: str  # Entry.canonical_url()
+
+
+def link_targets(game_id: int, language: str) -> dict[str, LinkTarget]:
+    """Normalised label → the published entry it resolves to, for one game and language.
+
+    The one resolution rule: see-also labels, ``[[links]]`` in bodies, errata and FAQ
+    answers, the importer and the admin's preview all go through it.
+    """
+    from .models import Entry, entry_path_template
+
     published = Entry.objects.filter(game_id=game_id, language=language, status=Status.PUBLISHED)
-    rows = list(published.order_by("pk").values_list("pk", "title", "aliases"))
+    rows = list(published.order_by("pk").values_list("pk", "title", "aliases", "slug", "game__slug"))
+    if not rows:
+        return {}
+    template = entry_path_template(rows[0][4], language)
+    targets = [(LinkTarget(pk, title, slug, template.format(slug=slug)), aliases) for pk, title, aliases, slug, _ in rows]
+    found: dict[str, LinkTarget] = {}
     # Titles win over aliases: an alias never steals a label that is another entry's title.
-    for pk, title, _aliases in rows:
-        keys.setdefault(normalize_label(title), pk)
-    for pk, _title, aliases in rows:
+    for target, _aliases in targets:
+        found.setdefault(normalize_label(target.title), target)
+    for target, aliases in targets:
         for alias in aliases or []:
-            keys.setdefault(normalize_label(str(alias)), pk)
-    return keys
+            found.setdefault(normalize_label(str(alias)), target)
+    return found
+
+
+def resolution_keys(game_id: int, language: str) -> dict[str, int]:
+    """Normalised label → id of the published entry it resolves to (``link_targets``)."""
+    return {key: target.id for key, target in link_targets(game_id, language).items()}
 
 
 def resolve_references(game_id: int, language: str) -> int:
-    """Point every cross-reference of one game and language at its entry; return changes."""
+    """Point every cross-reference of one game and language at its entry, and render
+    again the texts whose links moved (``rules.rendering.refresh``); return changes."""
     from .models import CrossReference
+    from .rendering import refresh
 
-    keys = resolution_keys(game_id, language)
+    targets = link_targets(game_id, language)
+    keys = {key: target.id for key, target in targets.items()}
     refs = CrossReference.objects.filter(entry__game_id=game_id, entry__language=language).values_list(
         "pk", "normalized_label", "target_id"
     )
     changed = [(pk, keys.get(label)) for pk, label, target_id in refs if keys.get(label) != target_id]
     _set_targets(changed)
+    refresh(game_id, language, targets)
     return len(changed)
 
 

@@ -27,6 +27,7 @@ from django.db import transaction
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
+from .content_version import lock_for_writing
 from .history import stamp
 from .models import CrossReference, Entry, Erratum, Game
 from .querysets import Status
@@ -183,6 +184,7 @@ def create_wanted_entry(game: Game, language: str, label: str, user) -> tuple[En
     title joins the reference resolution (it resolves once it is published).
     """
     with transaction.atomic():
+        lock_for_writing()  # before the game row (rules.content_version)
         Game.objects.select_for_update().filter(pk=game.pk).first()
         existing = entry_named(game, language, label)
         if existing is not None:

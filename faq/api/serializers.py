@@ -5,9 +5,8 @@ from rules.api.serializers import (
     EntrySummarySerializer,
     PageURLField,
     SourceSummarySerializer,
-    entry_link_resolver,
 )
-from rules.markdown import render_markdown
+from rules.rendering import absolute_links
 
 
 # related_entries reads the viewset's published_related_entries prefetch.
@@ -31,6 +30,4 @@ class QuestionSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
 
     def get_answer_html(self, question: Question) -> str:
-        # An answer's [[Term]] links resolve to the question's related entries.
-        resolve = entry_link_resolver(question.published_related_entries, self.context["request"])
-        return str(render_markdown(question.answer, resolve))
+        return absolute_links(question.answer_html, self.context["request"])

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from ..content_version import lock_for_writing
 from ..history import stamp
 from ..querysets import Status
 
@@ -16,6 +17,7 @@ from ..querysets import Status
 def _set_status(modeladmin, request, queryset, status: str, reason: str) -> None:
     changed = 0
     with transaction.atomic():
+        lock_for_writing()  # before the rows (rules.content_version)
         for obj in queryset.select_for_update():
             if obj.status == status:
                 continue

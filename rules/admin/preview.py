@@ -4,12 +4,10 @@ Decisions:
 
 - **One renderer.** The preview is rendered by the public page's own partials
   (``templates/rules/includes/``) from the change form's current values, with the same
-  functions the pages use: ``rules.models.render_linked_markdown`` for an entry body
-  (its ``[[links]]`` resolved by ``rules.references.resolution_keys``, the rule a save
-  applies, so only *published* entries of the same game and language are linked),
-  ``Erratum.corrected_html``/``diff_html`` and ``Question.answer_html`` for the others.
-  Errata and answers do not resolve ``[[links]]`` on the public pages, so neither does
-  their preview.
+  renderer a save uses, ``rules.rendering.render_fields``, on an unsaved copy of the
+  item (its ``[[links]]`` resolved by ``rules.references.link_targets``, the rule a
+  save applies, so only *published* entries of the same game and language are linked),
+  for entry bodies, errata and FAQ answers alike.
 - **In the page's language.** The preview is rendered in the language a reader of the
   item gets by default (the item's language when it is a UI language, else the default
   one, as ``Entry.canonical_url``), so its links and words match that public page.
@@ -52,11 +50,12 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from ..languages import ui_language_for
-from ..models import CrossReference, Entry, render_linked_markdown
+from ..models import Entry
 from ..page_context import entry_page_context, item_page_context
 from ..permissions import can_edit_game
 from ..querysets import Status
-from ..references import resolution_keys, wanted_references
+from ..references import link_targets, wanted_references
+from ..rendering import render_fields
 
 # Longer text is refused with a message rather than rendered: a preview must answer
 # while the moderator types. (An erratum's word diff grows with the product of both
@@ -93,30 +92,24 @@ class PreviewSpec:
 # --- entries ---------------------------------------------------------------------------
 
 
-def link_targets(game, language: str, keys) -> dict[str, Entry]:
-    """Normalised label → the published entry it resolves to, for the labels in ``keys``.
-
-    ``resolution_keys`` is the rule saving an entry applies to its cross-references, so
-    unsaved text links exactly where the saved text will.
-    """
-    if game is None or not language:
-        return {}
-    resolved = resolution_keys(game.pk, language)
-    wanted = {key: resolved[key] for key in keys if key in resolved}
-    entries = Entry.objects.select_related("game").in_bulk(set(wanted.values()))
-    return {key: entries[pk] for key, pk in wanted.items() if pk in entries}
-
-
 def _entry_preview(model, values: dict, obj) -> dict:
     entry = model(**{name: value for name, value in values.items() if value is not None})
-    wanted = wanted_references(entry)  # body links and see-also labels, as a save derives them
-    targets = link_targets(values.get("game"), values.get("language"), {key for key, _in_body in wanted})
+    targets = _targets(values)
+    render_fields(entry, targets)
+    wanted = wanted_references(entry)  # see-also labels, as a save derives them
     see_also = [
-        CrossReference(label=label, normalized_label=key, order=order, target=targets.get(key))
+        (label, targets[key].path if key in targets else None)
         for (key, in_body), (label, order) in sorted(wanted.items(), key=lambda item: item[1][1])
         if not in_body
     ]
-    return {"entry": entry, "body_html": render_linked_markdown(entry.body, targets), "see_also": see_also}
+    return {"entry": entry, "see_also": see_also}
+
+
+def _targets(values: dict) -> dict:
+    """Where the unsaved text's labels link: the rule a save applies."""
+    game, language = values.get("game"), values.get("language")
+    return link_targets(game.pk, language) if game is not None and language else {}
+
 
 
 def _entry_page(request, obj) -> dict:
@@ -133,6 +126,7 @@ def _published(related):
 
 def _erratum_preview(model, values: dict, obj) -> dict:
     erratum = model(slug=obj.slug if obj else "", **{k: v for k, v in values.items() if v is not None})
+    render_fields(erratum, _targets(values))
     # The affected entries as saved: the form's selection widget holds them only on submit.
     erratum.published_affects = _published(obj.affects) if obj else []
     return {"erratum": erratum}
@@ -145,6 +139,7 @@ def _erratum_page(request, obj) -> dict:
 
 def _question_preview(model, values: dict, obj) -> dict:
     question = model(slug=obj.slug if obj else "", **{k: v for k, v in values.items() if v is not None})
+    render_fields(question, _targets(values))
     question.published_related = _published(obj.related_entries) if obj else []
     return {"question": question}
 

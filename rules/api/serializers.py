@@ -10,8 +10,14 @@ Conventions every resource follows:
   ever nested. The viewsets prefetch them already filtered; the serializers check the
   status again wherever they read a plain relation, so a viewset that forgets a
   ``Prefetch`` shows fewer items, never a draft.
-- ``*_html`` fields are Markdown rendered and sanitised by ``rules.markdown``, with
-  ``[[Term]]`` links pointing at the linked entry's page.
+- ``*_html`` fields are the HTML stored when the text was written (``rules.rendering``:
+  Markdown rendered and sanitised, ``[[Term]]`` links pointing at the linked entry's
+  page), with site links made absolute. Nothing is rendered per request.
+- Speed: an entry carries a dozen nested lists, so ``EntrySerializer`` builds its
+  JSON as plain dictionaries (``to_representation``) from the prefetched relations,
+  with URLs from one ``reverse()`` per kind and request (``Links``). Its declared
+  fields still describe the same shape for the OpenAPI schema, and
+  ``tests/api/test_entries.py`` checks the two agree field by field.
 """
 
 from collections import defaultdict
@@ -24,11 +30,12 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from rules.languages import CONTENT_LANGUAGE_CODES
-from rules.markdown import LinkResolver, render_markdown
+from django.urls import reverse
+
 from rules.languages import ui_language_for
-from rules.models import CrossReference, Entry, Erratum, Game, Source
+from rules.models import CrossReference, Entry, Erratum, Game, Source, entry_path_template
 from rules.querysets import Status
-from rules.text import normalize_label
+from rules.rendering import absolute_links
 
 
 def page_path(obj) -> str:
@@ -44,20 +51,38 @@ def published(items: Iterable) -> list:
     return [item for item in items if item.status == Status.PUBLISHED]
 
 
-def entry_link_resolver(entries: Iterable[Entry], request) -> LinkResolver:
-    """A ``[[Term]]`` resolver over known entries, by normalised title or alias.
+class Links:
+    """Absolute URLs of API items and entry pages, from one ``reverse()`` per kind.
 
-    Used where the links of a text are not stored as cross-references (errata, FAQ
-    answers): a label resolves when it names one of the item's published entries.
-    Titles win over aliases, as in ``rules.references.resolve_references``.
+    One per request (``links(context)``): a page of 100 entries links some 2,000 items,
+    and a ``reverse()`` each was a large part of the time spent on it.
     """
-    entries = published(entries)
-    names = [(entry.title, entry) for entry in entries]
-    names += [(str(alias), entry) for entry in entries for alias in entry.aliases or []]
-    urls: dict[str, str] = {}
-    for name, entry in names:
-        urls.setdefault(normalize_label(name), request.build_absolute_uri(entry.canonical_url()))
-    return lambda label: urls.get(normalize_label(label))
+
+    def __init__(self, request):
+        self.base = request.build_absolute_uri("/")[:-1]
+        self._api: dict[str, str] = {}
+        self._pages: dict[tuple[str, str], str] = {}
+
+    def api(self, view_name: str, pk: int) -> str:
+        template = self._api.get(view_name)
+        if template is None:
+            template = reverse(view_name, kwargs={"pk": 999_999_999}).replace("999999999", "{pk}")
+            self._api[view_name] = template
+        return self.base + template.format(pk=pk)
+
+    def entry_page(self, entry: Entry) -> str:
+        """``Entry.canonical_url``, absolute."""
+        key = (entry.game.slug, entry.language)
+        template = self._pages.get(key)
+        if template is None:
+            template = self._pages[key] = entry_path_template(*key)
+        return self.base + template.format(slug=entry.slug)
+
+
+def links(context) -> Links:
+    if "links" not in context:
+        context["links"] = Links(context["request"])
+    return context["links"]
 
 
 @extend_schema_field(OpenApiTypes.URI)
@@ -290,51 +315,96 @@ class EntrySerializer(BatchLoadingMixin, serializers.ModelSerializer):
             others = by_key[entry.translation_key]
             entry.published_translations = [other for other in others if other.pk != entry.pk]
 
-    @extend_schema_field(ParentSerializer(allow_null=True))
-    def get_parent(self, entry: Entry):
-        if entry.parent is None or not entry.parent.is_published:
-            return None
-        return ParentSerializer(entry.parent, context=self.context).data
+    # The declared fields above describe this shape for the schema; this builds it.
+    def to_representation(self, entry: Entry) -> dict:
+        if not hasattr(entry, self.batch_attr):
+            self.load_batch([entry])
+        urls = links(self.context)
 
-    def get_body_html(self, entry: Entry) -> str:
-        # The cross-references are prefetched with their targets: resolving [[links]]
-        # costs no query. Only published targets become links; the rest stay "wanted".
-        request = self.context["request"]
-        urls = {
-            ref.normalized_label: request.build_absolute_uri(ref.target.canonical_url())
-            for ref in entry.cross_references.all()
-            if ref.target is not None and ref.target.is_published
-        }
-        return str(render_markdown(entry.body, lambda label: urls.get(normalize_label(label))))
+        def summary(other: Entry, **extra) -> dict:
+            # EntrySummarySerializer's fields, then the extra ones
+            api_url = urls.api("api:entry-detail", other.pk)
+            return {"id": other.pk, "title": other.title, "slug": other.slug, **extra, "url": api_url}
 
-    @extend_schema_field(EntrySummarySerializer(many=True))
-    def get_referenced_by(self, entry: Entry):
-        # An entry linking twice (see-also and body) is listed once.
-        sources = {ref.entry_id: ref.entry for ref in entry.referenced_by.all()}
-        referrers = published(sources.values())
-        return EntrySummarySerializer(referrers, many=True, context=self.context).data
+        def link(other: Entry, **extra) -> dict:  # EntryLinkSerializer, TranslationSerializer
+            return {**summary(other, **extra), "html_url": urls.entry_page(other)}
 
-    @extend_schema_field(ParentSerializer(many=True))
-    def get_children(self, entry: Entry):
+        parent = entry.parent
         children = getattr(entry, "published_children", None)
         if children is None:  # not prefetched: still never a draft
-            children = entry.children.published().order_by("order", "pk")
-        return ParentSerializer(published(children), many=True, context=self.context).data
+            children = entry.children.published().select_related("game").order_by("order", "pk")
+        # An entry linking twice (see-also and body) is listed once.
+        referrers = {ref.entry_id: ref.entry for ref in entry.referenced_by.all()}
+        source = entry.source
+        return {
+            "id": entry.pk,
+            "url": urls.api("api:entry-detail", entry.pk),
+            "html_url": urls.entry_page(entry),
+            "game": entry.game.slug,
+            "language": entry.language,
+            "title": entry.title,
+            "slug": entry.slug,
+            "aliases": [str(alias) for alias in entry.aliases or []],
+            "kind": entry.kind,
+            "number": entry.number,
+            "parent": summary(parent, number=parent.number) if parent is not None and parent.is_published else None,
+            "body": entry.body,
+            "body_html": absolute_links(entry.body_html, self.context["request"]),
+            "cross_references": [
+                {
+                    "label": ref.label,
+                    "in_body": ref.in_body,
+                    # Resolution only ever points at published entries, but a target
+                    # unpublished a moment ago must not show until it runs again.
+                    "target": link(ref.target) if ref.target is not None and ref.target.is_published else None,
+                }
+                for ref in entry.cross_references.all()
+            ],
+            "referenced_by": [summary(other) for other in published(referrers.values())],
+            "children": [summary(child, number=child.number) for child in published(children)],
+            "translations": [link(other, language=other.language) for other in entry.published_translations],
+            "errata": [
+                {"id": e.pk, "title": e.title, "url": urls.api("api:erratum-detail", e.pk)}
+                for e in published(entry.errata.all())
+            ],
+            "faq_questions": [
+                {"id": q.pk, "question": q.question, "url": urls.api("api:faq-detail", q.pk)}
+                for q in published(entry.faq_questions.all())
+            ],
+            "source": None
+            if source is None
+            else {
+                "id": source.pk,
+                "title": source.title,
+                "kind": source.kind,
+                "official": source.official,
+                "url": urls.api("api:source-detail", source.pk),
+            },
+            "page": entry.page,
+            "is_fragment": entry.is_fragment,
+            "updated_at": self.fields["updated_at"].to_representation(entry.updated_at),
+        }
+
+    # Schema only: to_representation builds these values.
+    @extend_schema_field(ParentSerializer(allow_null=True))
+    def get_parent(self, entry: Entry): ...
+
+    def get_body_html(self, entry: Entry) -> str: ...
+
+    @extend_schema_field(EntrySummarySerializer(many=True))
+    def get_referenced_by(self, entry: Entry): ...
+
+    @extend_schema_field(ParentSerializer(many=True))
+    def get_children(self, entry: Entry): ...
 
     @extend_schema_field(TranslationSerializer(many=True))
-    def get_translations(self, entry: Entry):
-        translations = entry.published_translations
-        return TranslationSerializer(translations, many=True, context=self.context).data
+    def get_translations(self, entry: Entry): ...
 
     @extend_schema_field(ErratumSummarySerializer(many=True))
-    def get_errata(self, entry: Entry):
-        errata = published(entry.errata.all())
-        return ErratumSummarySerializer(errata, many=True, context=self.context).data
+    def get_errata(self, entry: Entry): ...
 
     @extend_schema_field(QuestionSummarySerializer(many=True))
-    def get_faq_questions(self, entry: Entry):
-        questions = published(entry.faq_questions.all())
-        return QuestionSummarySerializer(questions, many=True, context=self.context).data
+    def get_faq_questions(self, entry: Entry): ...
 
 
 # ``affects`` reads the viewset's ``published_affects`` prefetch (it fails loudly, rather
@@ -360,5 +430,4 @@ class ErratumSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
 
     def get_corrected_html(self, erratum: Erratum) -> str:
-        resolve = entry_link_resolver(erratum.published_affects, self.context["request"])
-        return str(render_markdown(erratum.corrected_text, resolve))
+        return absolute_links(erratum.corrected_html, self.context["request"])

@@ -92,7 +92,7 @@ from simple_history.utils import bulk_create_with_history, bulk_update_with_hist
 
 from ..history import history_paused, stamp
 from ..languages import CONTENT_LANGUAGE_CODES
-from ..models import Entry, Erratum, Game, Source
+from ..models import RENDERED_FIELDS, Entry, Erratum, Game, Source
 from ..references import deferred_resolution, rebuild_cross_references, request_resolution
 from ..search.index import index_objects as index_for_search
 from .cleaning import Warning
@@ -119,8 +119,12 @@ QUESTION_FIELDS = (
     "language", "slug", "question", "answer", "topic", "order", "source", "page", "status",
     "related_entries", "translation_key",
 )
-# Model fields deliberately left out of the file (ids, the game link, timestamps).
-NOT_EXPORTED = frozenset({"id", "game", "created_at", "updated_at", "body_checked_at", "moderators"})
+# Model fields deliberately left out of the file (ids, the game link, timestamps, and
+# the HTML rendered from the texts: rules.rendering makes it again on import).
+NOT_EXPORTED = frozenset(
+    {"id", "game", "created_at", "updated_at", "body_checked_at", "moderators"}
+    | {name for fields in RENDERED_FIELDS.values() for name in fields}
+)
 TOP_LEVEL_KEYS = ("format", "version", "language", "game", "sources", "entries", "errata", "questions")
 
 

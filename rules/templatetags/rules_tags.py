@@ -1,6 +1,8 @@
 from django import template
+from django.utils import translation
 
 from rules.languages import native_name
+from rules.rendering import for_ui_language
 
 register = template.Library()
 
@@ -15,3 +17,10 @@ def name_in(game, language: str) -> str:
 def language_name(code: str) -> str:
     """A language by its own name: {{ "de"|language_name }} → Deutsch."""
     return native_name(code)
+
+
+@register.filter
+def ui_links(html: str, content_language: str):
+    """Stored HTML (``rules.rendering``) with its entry links in the reader's UI language:
+    {{ entry.body_html|ui_links:entry.language }}."""
+    return for_ui_language(html or "", content_language, translation.get_language())

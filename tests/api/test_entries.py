@@ -255,6 +255,15 @@ def test_target_unpublished_without_resolution_is_not_shown(client, world, statu
     Entry.objects.filter(pk=world["besitz"].pk).update(status=status)
     data = get_json(client, f"/api/v1/entries/{world['du'].pk}/")
     assert [ref["target"] for ref in data["cross_references"]] == [None, None, None, None]
+
+
+@pytest.mark.parametrize("status", HIDDEN)
+def test_unpublishing_a_target_unlinks_it_from_stored_bodies(client, world, status):
+    besitz = world["besitz"]
+    assert "besitz-und-kontrolle" in get_json(client, f"/api/v1/entries/{world['du'].pk}/")["body_html"]
+    besitz.status = status
+    besitz.save()
+    data = get_json(client, f"/api/v1/entries/{world['du'].pk}/")
     assert "besitz-und-kontrolle" not in data["body_html"]
     assert '<span class="xref xref-wanted">Kontrolle</span>' in data["body_html"]
 

@@ -1,0 +1,148 @@
+"""The content version: one row that changes with every write to public content.
+
+Cached responses are keyed by it (``rulesite.response_cache``), so any write that can
+change what a page, feed, sitemap or API response shows makes every cached response
+unreachable at once, in every worker process and on every server: they all read the
+version from the one database.
+
+Decisions:
+
+- **Database triggers, not signals.** Every INSERT, UPDATE and DELETE on a table in
+  ``WATCHED_TABLES`` bumps the version inside the writing transaction: admin saves,
+  bulk status actions, reverts, both importers' bulk inserts and raw ``UPDATE``s,
+  cross-reference resolution, deletions and translation links alike, with no code path
+  to forget. The bump commits (or rolls back) with the write, so a reader that sees the
+  new version also sees the new content.
+- **A random token, not a counter.** A rolled-back write (a dry-run import, a test)
+  restores the old token, and the next write draws a new one; a counter would hand out
+  the same number twice for different content.
+- **``changed_at``** is when the last content write ran (second precision on SQLite):
+  the responses' ``Last-Modified``. Clients that send ``If-None-Match`` are answered by
+  the ETag, which HTTP checks first.
+- **Writers queue on it (PostgreSQL).** The trigger runs *before* each writing
+  statement, so a transaction takes the version row's lock before any content row's
+  lock, and two content writers never wait for each other in opposite orders
+  (deadlock). Code that locks content rows with ``select_for_update`` before writing
+  calls ``lock_for_writing()`` first for the same reason. SQLite has one writer at a
+  time anyway.
+- **Not a model.** The table is made by migration 0005 and read with one plain
+  ``SELECT``; Django's ``flush`` (between tests) does not know it, so never empties it.
+"""
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from django.db import connection
+
+TABLE = "rules_content_version"
+
+WATCHED_TABLES = (
+    "rules_game",
+    "rules_source",
+    "rules_entry",
+    "rules_entryredirect",
+    "rules_crossreference",
+    "rules_erratum",
+    "rules_erratum_affects",
+    "rules_searchdocument",
+)
+# faq's tables are watched by faq's own migration (rules never names faq).
+FAQ_TABLES = ("faq_question", "faq_question_related_entries")
+
+
+@dataclass(frozen=True)
+class Version:
+    token: int
+    changed_at: datetime
+
+
+_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def current() -> Version:
+    """The version now (one indexed single-row read, no ORM)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT token, changed_at FROM {TABLE} WHERE id = 1")  # noqa: S608
+        row = cursor.fetchone()
+    if row is None:  # a database whose row was removed by hand: still a valid version
+        return Version(0, _EPOCH)
+    token, changed_at = row
+    if isinstance(changed_at, str):  # SQLite's CURRENT_TIMESTAMP: "YYYY-MM-DD HH:MM:SS", UTC
+        changed_at = datetime.fromisoformat(changed_at)
+    if changed_at.tzinfo is None:
+        changed_at = changed_at.replace(tzinfo=UTC)
+    return Version(int(token), changed_at)
+
+
+def lock_for_writing() -> None:
+    """Take the version row's lock now, before locking content rows (see module docs)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT 1 FROM {TABLE} WHERE id = 1 FOR UPDATE")  # noqa: S608
+
+
+# --- SQL for the migrations ------------------------------------------------------------
+
+_BUMP_SQLITE = (
+    f"UPDATE {TABLE} SET token = random(), changed_at = CURRENT_TIMESTAMP WHERE id = 1;"
+)
+_BUMP_POSTGRESQL = (
+    f"UPDATE {TABLE} SET token = floor(random() * 9007199254740991)::bigint - 4503599627370495, "
+    "changed_at = clock_timestamp() WHERE id = 1;"
+)
+
+
+def create_table_sql(vendor: str) -> list[str]:
+    timestamp = "CURRENT_TIMESTAMP" if vendor == "sqlite" else "clock_timestamp()"
+    statements = [
+        f"CREATE TABLE {TABLE} (id integer PRIMARY KEY, token bigint NOT NULL, "
+        "changed_at timestamp NOT NULL)",
+        f"INSERT INTO {TABLE} (id, token, changed_at) VALUES (1, 1, {timestamp})",
+    ]
+    if vendor == "postgresql":
+        statements.append(
+            "CREATE FUNCTION rules_content_changed() RETURNS trigger LANGUAGE plpgsql AS $$ "
+            f"BEGIN {_BUMP_POSTGRESQL} RETURN NULL; END $$"
+        )
+    return statements
+
+
+def drop_table_sql(vendor: str) -> list[str]:
+    statements = [f"DROP TABLE {TABLE}"]
+    if vendor == "postgresql":
+        statements.append("DROP FUNCTION rules_content_changed()")
+    return statements
+
+
+def watch_sql(vendor: str, tables) -> list[str]:
+    """Triggers that bump the version on every write to ``tables``."""
+    statements = []
+    for table in tables:
+        if vendor == "postgresql":
+            statements.append(
+                f"CREATE TRIGGER {table}_content_changed BEFORE INSERT OR UPDATE OR DELETE "
+                f"ON {table} FOR EACH STATEMENT EXECUTE FUNCTION rules_content_changed()"
+            )
+        else:  # SQLite: row triggers only
+            for operation in ("INSERT", "UPDATE", "DELETE"):
+                statements.append(
+                    f"CREATE TRIGGER {table}_content_{operation.lower()} AFTER {operation} "
+                    f"ON {table} BEGIN {_BUMP_SQLITE} END"
+                )
+    return statements
+
+
+def unwatch_sql(vendor: str, tables) -> list[str]:
+    statements = []
+    for table in tables:
+        if vendor == "postgresql":
+            statements.append(f"DROP TRIGGER IF EXISTS {table}_content_changed ON {table}")
+        else:
+            for operation in ("insert", "update", "delete"):
+                statements.append(f"DROP TRIGGER IF EXISTS {table}_content_{operation}")
+    return statements
+
+
+def run_sql(schema_editor, statements: list[str]) -> None:
+    for statement in statements:
+        schema_editor.execute(statement)

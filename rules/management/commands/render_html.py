@@ -1,0 +1,16 @@
+"""Render the stored HTML of every entry, erratum and FAQ answer that is out of date."""
+
+from django.core.management.base import BaseCommand
+
+from rules.rendering import refresh_all
+
+
+class Command(BaseCommand):
+    help = (
+        "Render again the stored HTML of entries, errata and FAQ answers whose text, links "
+        "or renderer changed (rules.rendering). Safe to run at any time."
+    )
+
+    def handle(self, *args, **options):
+        changed = refresh_all()
+        self.stdout.write(f"{changed} item{'s' if changed != 1 else ''} rendered again")
