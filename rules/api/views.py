@@ -22,10 +22,10 @@ class APIv1Settings:
     """What every v1 endpoint shares, pinned here rather than read from the global
     ``REST_FRAMEWORK`` defaults, so a later v2 can change them without moving v1.
 
-    No ``Last-Modified`` header: an entry's JSON also shows its cross-reference
-    targets, errata and FAQ questions, which change without touching the entry's
-    ``updated_at``, so a date would answer 304 for changed content. Conditional GET
-    goes by the ETag that ``ConditionalGetMiddleware`` computes from the body.
+    Conditional GET and caching are the whole site's (``rulesite.response_cache``):
+    ``Last-Modified`` is when any public content last changed (an entry's JSON also
+    shows its cross-reference targets, errata and FAQ questions, which change without
+    touching the entry's ``updated_at``), the ETag a hash of the body.
     """
 
     permission_classes = [AllowAny]

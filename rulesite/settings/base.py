@@ -91,6 +91,11 @@ MIDDLEWARE = [
     # see the response after the ETag is set, so they must not rewrite the body
     # (GZipMiddleware, which weakens ETags itself, is the documented exception).
     "django.middleware.http.ConditionalGetMiddleware",
+    # Whole public responses from the cache, keyed by the content version, with their
+    # Last-Modified, ETag and Cache-Control (rulesite/response_cache.py). Inside
+    # ConditionalGetMiddleware, which answers 304 for cached responses too; outside
+    # everything a cached response need not run again (CSRF, auth, messages).
+    "rulesite.response_cache.PublicResponseCacheMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -155,7 +160,21 @@ elif _cache_url:
         f"DJANGO_CACHE_URL {_cache_url!r} is not understood: use redis://…, memcached://… or dummy://"
     )
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # Per process: each gunicorn worker keeps its own copy (a shared one is a URL away).
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "OPTIONS": {"MAX_ENTRIES": 2000},
+        }
+    }
+
+# Whole-response cache of the public site (rulesite/response_cache.py). Entries are
+# keyed by the content version, so they are never stale; the timeout only bounds how
+# long an unused one takes space. CDNs may keep public pages DJANGO_CDN_MAX_AGE seconds.
+RESPONSE_CACHE_ALIAS = "default"
+RESPONSE_CACHE_SECONDS = 3600
+RESPONSE_CACHE_CDN_SECONDS = int(os.environ.get("DJANGO_CDN_MAX_AGE", "60"))
+RESPONSE_CACHE_EXCLUDED_PATHS = ["/admin/"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

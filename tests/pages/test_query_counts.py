@@ -20,6 +20,12 @@ def build(n: int):
     return game, hub
 
 
+@pytest.fixture(autouse=True)
+def _uncached(settings):
+    """The rendering path is measured: the whole-response cache is off."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+
+
 def count_queries(client, url: str) -> int:
     with CaptureQueriesContext(connection) as queries:
         assert client.get(url).status_code == 200

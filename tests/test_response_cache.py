@@ -1,0 +1,203 @@
+"""Whole-response caching: served from the cache, never stale, never for moderators,
+with ETag, Last-Modified, 304 and Cache-Control (rulesite/response_cache.py)."""
+
+import pytest
+from django.db import connection
+from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
+
+from faq.models import Question
+from rules import content_version
+from rules.models import Entry, Erratum
+from rules.querysets import Status
+from tests.factories import make_entry, make_erratum, make_game, make_question
+
+pytestmark = pytest.mark.django_db
+
+DUMMY_CACHE = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+
+
+@pytest.fixture
+def world():
+    game = make_game(slug="blue-moon", name="Blue Moon")
+    fight = make_entry(game=game, title="Fight", body="Roll the die.")
+    boost = make_entry(game=game, title="Boost", body="Then [[Fight]].", see_also=["Fight"])
+    erratum = make_erratum(game=game, title="Fix", corrected_text="Roll twice.", affects=[fight])
+    question = make_question(game=game, question="Roll?", answer="Yes.", related_entries=[fight])
+    return {"game": game, "fight": fight, "boost": boost, "erratum": erratum, "question": question}
+
+
+def urls(world) -> list[str]:
+    game, fight = world["game"], world["fight"]
+    return [
+        "/en/",
+        f"/en/games/{game.slug}/",
+        fight.get_absolute_url(),
+        f"/en/games/{game.slug}/errata/",
+        f"/en/games/{game.slug}/faq/",
+        "/en/feeds/changes/",
+        "/sitemap.xml",
+        f"/api/v1/entries/{fight.pk}/",
+        "/api/v1/entries/?page_size=50",
+        "/api/v1/errata/",
+        "/api/v1/faq/",
+        "/api/v1/search/?q=roll",
+    ]
+
+
+def queries(client, url, **headers):
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(url, headers=headers)
+    return response, len(captured)
+
+
+def test_a_second_request_is_answered_from_the_cache(client, world):
+    for url in urls(world):
+        first, _ = queries(client, url)
+        second, count = queries(client, url)
+        assert first.status_code == second.status_code == 200, url
+        assert second.content == first.content, url
+        assert count == 1, f"{url}: only the content version is read"
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        pytest.param(lambda w: setattr_save(w["fight"], body="Roll three dice."), id="entry save"),
+        pytest.param(lambda w: Entry.objects.filter(pk=w["fight"].pk).update(title="Fight!"), id="queryset update"),
+        pytest.param(lambda w: setattr_save(w["erratum"], corrected_text="Roll thrice."), id="erratum save"),
+        pytest.param(lambda w: w["erratum"].affects.clear(), id="m2m change"),
+        pytest.param(lambda w: Question.objects.filter(pk=w["question"].pk).delete(), id="question delete"),
+        pytest.param(lambda w: setattr_save(w["fight"], status=Status.DRAFT), id="unpublish"),
+        pytest.param(lambda w: setattr_save(w["game"], name="Blue Moon Legends"), id="game rename"),
+    ],
+)
+def test_every_write_reaches_every_cached_response(client, world, write):
+    before = {url: client.get(url).content for url in urls(world)}
+    version = content_version.current()
+
+    write(world)
+
+    assert content_version.current().token != version.token
+    after = {url: client.get(url).content for url in urls(world)}
+    changed = [url for url in before if before[url] != after[url]]
+    assert changed, "the write changed what at least one response shows"
+    # None of them was served from the cache: each equals a fresh rendering.
+    with override_settings(CACHES=DUMMY_CACHE):
+        from django.test import Client
+
+        fresh = Client()
+        for url in urls(world):
+            if url != "/sitemap.xml":  # lastmod is rendered from the same rows either way
+                assert fresh.get(url).content == after[url], url
+
+
+def setattr_save(obj, **values):
+    for name, value in values.items():
+        setattr(obj, name, value)
+    obj.save()
+
+
+def test_a_rolled_back_write_never_brings_back_an_old_response(client, world):
+    from django.db import transaction
+
+    version = content_version.current()
+    with transaction.atomic():
+        setattr_save(world["fight"], body="Draft text.")
+        client.get(world["fight"].get_absolute_url())
+        transaction.set_rollback(True)
+    assert content_version.current() == version
+    setattr_save(world["fight"], body="Other text.")
+    assert "Other text." in client.get(world["fight"].get_absolute_url()).content.decode()
+
+
+def test_moderators_are_never_served_from_or_into_the_public_cache(client, world, django_user_model):
+    fight, url = world["fight"], world["fight"].get_absolute_url()
+    anonymous, _ = queries(client, url)
+    moderator = django_user_model.objects.create_superuser("mod", "mod@example.com", "pw")
+    client.force_login(moderator)
+
+    seen, count = queries(client, url)
+    assert count > 1, "rendered for the moderator, not taken from the cache"
+    assert "private" in seen["Cache-Control"]
+    assert "public" not in seen["Cache-Control"]
+
+    # A draft the moderator looks at through the admin never reaches the public cache.
+    draft = make_entry(game=world["game"], title="Secret", body="Draft text.", status=Status.DRAFT)
+    assert client.get(f"/admin/rules/entry/{draft.pk}/view/").status_code == 200
+    client.logout()
+    for path in [url, f"/en/games/{world['game'].slug}/", "/api/v1/entries/?page_size=50"]:
+        assert "Secret" not in client.get(path).content.decode()
+    assert fight.pk  # the published entry stays
+
+
+def test_the_admin_is_never_cached(admin_client, client, world):
+    response = admin_client.get("/admin/")
+    assert response.status_code == 200
+    assert "public" not in response.get("Cache-Control", "")
+
+
+def test_validators_and_conditional_get(client, world):
+    url = world["fight"].get_absolute_url()
+    response = client.get(url)
+    etag, modified = response["ETag"], response["Last-Modified"]
+    cache_control = set(response["Cache-Control"].replace(" ", "").split(","))
+    assert {"public", "max-age=0", "s-maxage=60"} <= cache_control
+
+    assert client.get(url, headers={"if-none-match": etag}).status_code == 304
+    assert client.get(url, headers={"if-modified-since": modified}).status_code == 304
+
+    setattr_save(world["fight"], body="Roll three dice.")
+    changed = client.get(url, headers={"if-none-match": etag})
+    assert changed.status_code == 200
+    assert changed["ETag"] != etag
+
+
+def test_json_whose_linked_entry_changed_gets_a_new_validator(client, world):
+    url = f"/api/v1/entries/{world['boost'].pk}/"
+    etag = client.get(url)["ETag"]
+    fight = world["fight"]
+    fight.title = "Fight hard"  # the old title stays an alias: the link still resolves
+    fight.save()
+    response = client.get(url, headers={"if-none-match": etag})
+    assert response.status_code == 200
+    assert "Fight hard" in response.content.decode()
+    assert response["ETag"] != etag
+
+
+def test_caching_off_keeps_the_validators(client, world):
+    url = world["fight"].get_absolute_url()
+    with override_settings(CACHES=DUMMY_CACHE):
+        from django.test import Client
+
+        uncached = Client()
+        uncached.get(url)
+        response, count = queries(uncached, url)
+        assert count > 1
+        assert response.has_header("ETag") and response.has_header("Last-Modified")
+        assert uncached.get(url, headers={"if-none-match": response["ETag"]}).status_code == 304
+
+
+def test_languages_and_api_views_are_cached_apart(client, world):
+    entry_page_en = client.get("/api/v1/entries/", headers={"accept-language": "en"})
+    entry_page_de = client.get("/api/v1/entries/", headers={"accept-language": "de"})
+    assert entry_page_en.status_code == entry_page_de.status_code == 200
+    browsable = client.get("/api/v1/entries/", headers={"accept": "text/html"})
+    json = client.get("/api/v1/entries/", headers={"accept": "application/json"})
+    assert browsable["Content-Type"].startswith("text/html")
+    assert json["Content-Type"] == "application/json"
+    assert client.get("/de/").content != client.get("/pl/").content
+
+
+def test_errors_are_not_cached(client, world):
+    missing = f"/en/games/{world['game'].slug}/rules/not-yet/"
+    assert client.get(missing).status_code == 404
+    make_entry(game=world["game"], title="Not yet")
+    assert client.get(missing).status_code == 200
+
+
+def test_erratum_rows_written_by_raw_sql_change_the_version(world):
+    version = content_version.current()
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {Erratum._meta.db_table} SET title = %s", ["Raw"])
+    assert content_version.current().token != version.token
