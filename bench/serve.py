@@ -1,0 +1,677 @@
+"""Benchmark: how many requests a second the site serves, next to a static file.
+
+    .venv/bin/python bench/serve.py [--entries 619] [--duration 10] [--warmup 2]
+        [--database-url URL] [--also-cache-url redis://127.0.0.1:6379/0]
+        [--only static,entry,game,api-list,api-search] [--keep]
+
+Builds a fresh database (a SQLite file in a temporary directory, or the empty database
+at --database-url, e.g. PostgreSQL): migrations, the demo content (``load_demo``), and a
+generated glossary of --entries entries (bench/generate_glossary.py, with its "Related:"
+cross-references) imported through the project's own importer as a published game, plus
+20 errata and 20 FAQ questions for that game whose texts link its entries. Then
+``collectstatic`` into a temporary static root, so WhiteNoise serves hashed files.
+
+Then it starts gunicorn (2 sync workers on 127.0.0.1, production settings: DEBUG off)
+once per cache set-up: the default per-process LocMemCache, caching off
+(``DJANGO_CACHE_URL=dummy://``), and each --also-cache-url. In each server run, after a
+short warm-up per URL (2 s of the same load, so both workers' caches are filled),
+``wrk -t1 -c8 -d10s --timeout=30s --latency`` (one thread, 8 connections kept busy for
+10 s; a response is awaited up to 30 s, where wrk's default of 2 s would drop the slow
+ones from the latencies) loads, one after the other:
+
+    static      the hashed /static/css/site.<hash>.css, served by WhiteNoise
+    entry       the German demo entry "Besitz und Kontrolle"
+    game        the generated game's page (/en/games/<slug>/, every entry listed)
+    api-list    /api/v1/entries/?page_size=50
+    api-search  /api/v1/search/?q=<a word of a generated title>
+
+and the static file once more at the end.
+
+What wrk's numbers mean: req/s is completed responses per second over the run; p50 and
+p99 are the latencies half and 99 % of the requests stayed under (wrk's --latency
+distribution), with 8 requests always in flight on 2 workers, so they include queueing;
+non-2xx is wrk's "Non-2xx or 3xx responses" (4xx and 5xx answers), and socket errors are
+connections that failed or timed out (no response at all). Each URL's first response,
+requested once before the load, must be a 200 (not a redirect): it is printed too.
+
+Every figure is compared with the static file's req/s *in the same server run* (the
+mean of its measurements at the start and the end; the two show any drift): the same
+machine, gunicorn, middleware stack and load generator, so the ratio says what the page
+costs beyond the bare request handling, and stays comparable across machines. The end
+of the output lists the targets and whether each was met.
+
+Also measured, before any server starts: the first misspelt search in a fresh process
+(Django set up, no warm-up): one ``rules.search.search()`` call for a generated title
+word with two letters swapped, which has to build the "did you mean" vocabulary.
+
+Needs wrk (``apt-get install -y wrk``). The machine should be otherwise idle: wrk, the
+two workers and the database share its cores (each run prints the load average before
+and after it, so a busy machine shows).
+"""
+
+# ruff: noqa: T201 - a benchmark script: printing its figures is its job
+
+import argparse
+import contextlib
+import functools
+import http.client
+import io
+import json
+import math
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+GAME_SLUG = "benchmark-game"
+GAME_NAME = "Benchmark Game"
+DEMO_ENTRY = "Besitz und Kontrolle"  # German, in the demo's Marvel Champions glossary
+EXTRA_ITEMS = 20  # errata, and FAQ questions, for the generated game
+WORKERS = 2
+CONNECTIONS = 8
+# wrk's default (2 s) would drop slower responses from the latencies as socket errors.
+WRK_TIMEOUT = 30
+PAGES = ("static", "entry", "game", "api-list", "api-search")
+STATIC_AGAIN = "static again"  # the static file measured again at the end of a run
+
+# Each page's req/s as a share of the static file's, in the same server run.
+TARGETS = {
+    "on": {"entry": 0.5, "game": 0.3, "api-list": 0.3},
+    "off": {"entry": 0.1, "game": 0.02, "api-list": 0.03},
+}
+SEARCH_TARGET_MS = 200
+SEARCH_PROBES = 3  # fresh processes, each timing its first search
+
+# Run in a fresh interpreter: set Django up, then time the process's first search.
+SEARCH_PROBE = """
+import json, sys, time
+import django
+django.setup()
+from rules.search import search
+started = time.perf_counter()
+results = search(sys.argv[1])
+elapsed = time.perf_counter() - started
+print(json.dumps({"ms": elapsed * 1000, "suggestion": results.suggestion, "total": results.total}))
+"""
+
+
+@dataclass
+class ServerRun:
+    label: str
+    cache_url: str | None  # None: the default per-process LocMemCache
+    caching: str  # "on" | "off": which targets apply
+
+
+@dataclass
+class Measurement:
+    requests_per_second: float
+    p50_ms: float
+    p99_ms: float
+    non_2xx: int
+    socket_errors: int
+    first_status: int | str  # one request's status before the load, or the error
+
+
+@dataclass
+class Site:
+    env: dict[str, str]
+    paths: dict[str, str]  # page name → path and query
+    misspelt: str
+    spelt: str
+
+
+def main() -> int:
+    args = parse_args()
+    if shutil.which("wrk") is None:
+        print("wrk is not installed. Install it with:  apt-get install -y wrk", file=sys.stderr)
+        return 2
+    gunicorn = Path(sys.executable).parent / "gunicorn"
+    if not gunicorn.exists():
+        print(f"gunicorn not found beside {sys.executable} (run `make install`)", file=sys.stderr)
+        return 2
+    # Ctrl-C (even where the shell started us with SIGINT ignored) and SIGTERM unwind
+    # through the finally blocks that stop gunicorn and remove the temporary directory.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+    workdir = Path(tempfile.mkdtemp(prefix="rulesite-serve-"))
+    try:
+        site = build_site(args, workdir)
+        probes = measure_first_search(site)
+        runs = [
+            ServerRun("LocMemCache", None, "on"),
+            ServerRun("dummy:// (off)", "dummy://", "off"),
+            *(
+                ServerRun(url, url, "off" if url == "dummy://" else "on")
+                for url in args.also_cache_url
+            ),
+        ]
+        results: dict[str, dict[str, Measurement]] = {}
+        for run in runs:
+            results[run.label] = load_server(run, site, args, gunicorn, workdir)
+        print_table(runs, results, {name: site.paths[name] for name in args.pages}, args.duration)
+        print_targets(runs, results, site, probes)
+    finally:
+        if args.keep:
+            print(f"\nkept {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--entries", type=int, default=619, help="generated glossary entries (619)")
+    parser.add_argument("--duration", type=int, default=10, help="seconds of load per URL (10)")
+    parser.add_argument("--warmup", type=int, default=2, help="seconds of warm-up load per URL (2)")
+    parser.add_argument("--database-url", help="an empty database to fill (default: SQLite)")
+    parser.add_argument(
+        "--also-cache-url",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="one more server run with this DJANGO_CACHE_URL (repeatable)",
+    )
+    parser.add_argument("--only", help=f"comma-separated pages to load, of: {','.join(PAGES)}")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    args = parser.parse_args()
+    args.pages = PAGES
+    if args.only:
+        args.pages = tuple(name.strip() for name in args.only.split(",") if name.strip())
+        unknown = set(args.pages) - set(PAGES)
+        if unknown:
+            parser.error(f"unknown page(s) {', '.join(sorted(unknown))}; use {','.join(PAGES)}")
+    if args.entries < 10:
+        parser.error("--entries must be at least 10")
+    return args
+
+
+# The database ------------------------------------------------------------------------
+
+
+def build_site(args: argparse.Namespace, workdir: Path) -> Site:
+    """Fill the database in this process (Django set up as bench/benchdb.py does)."""
+    static_root = workdir / "static"
+    os.environ["DJANGO_STATIC_ROOT"] = str(static_root)
+    os.environ.pop("DJANGO_CACHE_URL", None)
+    database_url = args.database_url or f"sqlite:///{workdir}/serve.sqlite3"
+
+    from benchdb import setup_django
+
+    started = time.perf_counter()
+    setup_django(database_url)  # also migrates
+    from django.core.management import call_command
+
+    call_command("load_demo", stdout=io.StringIO())
+    print(f"database: {re.sub(r':[^:/@]*@', ':***@', database_url)}")  # no password shown
+    print(f"migrate + load_demo: {time.perf_counter() - started:.1f} s")
+
+    started = time.perf_counter()
+    game = import_glossary(args.entries)
+    add_errata_and_questions(game, random.Random(11))
+    print(f"glossary import, errata and questions: {time.perf_counter() - started:.1f} s")
+
+    started = time.perf_counter()
+    call_command("collectstatic", interactive=False, verbosity=0)
+    print(f"collectstatic: {time.perf_counter() - started:.1f} s")
+
+    site = Site(
+        env=dict(os.environ),
+        paths=page_paths(game, static_root),
+        **misspelling(game),
+    )
+    describe_content(game)
+    from django.db import connections
+
+    connections.close_all()
+    return site
+
+
+def import_glossary(count: int):
+    from generate_glossary import glossary
+
+    from rules.importing import ImportOptions, import_document
+    from rules.importing.pipeline import SourceInfo
+    from rules.models import Game
+
+    options = ImportOptions(
+        game=GAME_SLUG,
+        game_name=GAME_NAME,
+        language="en",
+        kind="glossary",
+        status="published",
+        source=SourceInfo(title="Generated rules reference"),
+    )
+    report = import_document(glossary(count), options)
+    print(f"generated glossary: {report.summary()}")
+    return Game.objects.get(slug=GAME_SLUG)
+
+
+def add_errata_and_questions(game, rng: random.Random) -> None:
+    """Errata affecting a few entries and FAQ questions about them, all linking them."""
+    from faq.models import Question
+    from rules.models import Entry, Erratum
+    from rules.querysets import Status
+
+    entries = list(Entry.objects.filter(game=game, language="en").order_by("title"))
+    source = entries[0].source
+    for number in range(1, EXTRA_ITEMS + 1):
+        affected = rng.sample(entries, rng.randint(1, 3))
+        first, *others = affected
+        also = " and ".join(f"[[{entry.title}]]" for entry in others)
+        erratum = Erratum.objects.create(
+            game=game,
+            language="en",
+            source=source,
+            title=f"Correction {number}: {first.title}",
+            original_text=f"{first.title} applies once per round.",
+            corrected_text=f"[[{first.title}]] applies once per turn"
+            + (f", also to {also}." if also else "."),
+            order=number,
+            status=Status.PUBLISHED,
+        )
+        erratum.affects.set(affected)
+
+        asked, answer_about = rng.sample(entries, 2)
+        question = Question.objects.create(
+            game=game,
+            language="en",
+            source=source,
+            question=f"Does {asked.title.lower()} count as {answer_about.title.lower()}?",
+            answer=f"No. [[{asked.title}]] is resolved first; see [[{answer_about.title}]].",
+            topic="Generated questions",
+            order=number,
+            status=Status.PUBLISHED,
+        )
+        question.related_entries.set([asked, answer_about])
+
+
+def page_paths(game, static_root: Path) -> dict[str, str]:
+    from django.conf import settings
+    from django.urls import reverse
+    from django.utils import translation
+
+    from rules.models import Entry
+
+    manifest = json.loads((static_root / "staticfiles.json").read_text())
+    demo_entry = Entry.objects.select_related("game").get(title=DEMO_ENTRY, language="de")
+    with translation.override("en"):
+        game_path = reverse("rules:game", kwargs={"game": game.slug})
+    return {
+        "static": settings.STATIC_URL + manifest["paths"]["css/site.css"],
+        "entry": demo_entry.canonical_url(),
+        "game": game_path,
+        "api-list": "/api/v1/entries/?page_size=50",
+        "api-search": f"/api/v1/search/?q={search_word(game)}",
+    }
+
+
+def title_words(game) -> list[str]:
+    """The generated titles' longer words, in a fixed order."""
+    from rules.models import Entry
+
+    titles = Entry.objects.filter(game=game).values_list("title", flat=True)
+    return sorted({word.lower() for title in titles for word in title.split() if len(word) >= 7})
+
+
+def search_word(game) -> str:
+    words = title_words(game)
+    return words[len(words) // 3]
+
+
+def misspelling(game) -> dict[str, str]:
+    """A title word with two neighbouring letters swapped, into no word the game has."""
+    from rules.models import Entry
+
+    known = set()
+    for title, body in Entry.objects.filter(game=game).values_list("title", "body"):
+        known.update(re.findall(r"[a-z]+", f"{title} {body}".lower()))
+    words = title_words(game)
+    for word in words[len(words) // 2 :]:
+        middle = len(word) // 2
+        swapped = word[: middle - 1] + word[middle] + word[middle - 1] + word[middle + 1 :]
+        if swapped != word and swapped not in known:
+            return {"misspelt": swapped, "spelt": word}
+    raise RuntimeError("no title word to misspell")
+
+
+def describe_content(game) -> None:
+    from faq.models import Question
+    from rules.models import CrossReference, Entry, Erratum
+
+    references = CrossReference.objects.filter(entry__game=game)
+    print(
+        f"{GAME_NAME}: {Entry.objects.filter(game=game).count()} entries, "
+        f"{references.filter(target__isnull=False).count()} of {references.count()} "
+        f"cross-references resolved, {Erratum.objects.filter(game=game).count()} errata, "
+        f"{Question.objects.filter(game=game).count()} FAQ questions; "
+        f"{Entry.objects.count()} entries in all"
+    )
+
+
+# The first search in a fresh process -------------------------------------------------
+
+
+def measure_first_search(site: Site) -> list[dict]:
+    print(f"\nfirst misspelt search in a fresh process: search({site.misspelt!r})")
+    env = {key: value for key, value in site.env.items() if key != "DJANGO_CACHE_URL"}
+    probes = []
+    for _ in range(SEARCH_PROBES):
+        done = subprocess.run(
+            [sys.executable, "-c", SEARCH_PROBE, site.misspelt],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        probe = json.loads(done.stdout.strip().splitlines()[-1])
+        probes.append(probe)
+        print(
+            f"  {probe['ms']:.0f} ms, suggestion {probe['suggestion']!r} "
+            f"(the word was {site.spelt!r}), {probe['total']} hits"
+        )
+    return probes
+
+
+# The server runs ---------------------------------------------------------------------
+
+
+def load_server(
+    run: ServerRun, site: Site, args: argparse.Namespace, gunicorn: Path, workdir: Path
+) -> dict[str, Measurement]:
+    env = dict(site.env)
+    env.update(DJANGO_DEBUG="0", DJANGO_SECURE_SSL_REDIRECT="0", DJANGO_SECURE_COOKIES="0")
+    env.pop("DJANGO_CACHE_URL", None)
+    if run.cache_url:
+        env["DJANGO_CACHE_URL"] = run.cache_url
+    log = workdir / f"gunicorn-{len(list(workdir.glob('gunicorn-*.log')))}.log"
+    cache = run.cache_url or "unset (per-process LocMemCache)"
+    print(f"\nserver run: DJANGO_CACHE_URL {cache}; gunicorn, {WORKERS} sync workers ({log.name})")
+    # The static file once more at the end: the baseline is the mean of both, and the two
+    # show whether the machine's speed drifted during the run (other work on it).
+    pages = [*args.pages, STATIC_AGAIN] if "static" in args.pages else list(args.pages)
+    measurements = {}
+    print(f"  load average before: {load_average()}")
+    with serving(gunicorn, env, log) as base_url:
+        for name in pages:
+            url = base_url + site.paths["static" if name == STATIC_AGAIN else name]
+            status = first_status(url)
+            run_wrk(url, args.warmup)
+            measured = run_wrk(url, args.duration)
+            measured.first_status = status
+            measurements[name] = measured
+            print(
+                f"  {name:<12} {measured.requests_per_second:9.1f} req/s  "
+                f"p50 {measured.p50_ms:7.1f} ms  p99 {measured.p99_ms:7.1f} ms  "
+                f"status {status}"
+            )
+    print(f"  load average after: {load_average()}")
+    if any(m.non_2xx or m.first_status != 200 for m in measurements.values()):
+        for line, count in server_errors(log).most_common(3):
+            print(f"  server log, {count}×: {line}")
+    return measurements
+
+
+def load_average() -> str:
+    return ", ".join(f"{load:.2f}" for load in os.getloadavg()) + f" ({os.cpu_count()} CPUs)"
+
+
+def server_errors(log_path: Path) -> Counter:
+    """The exceptions in gunicorn's log (the last line of each traceback), counted."""
+    exception = re.compile(r"^[\w.]+(Error|Exception|DoesNotExist): .*$", re.MULTILINE)
+    return Counter(found.group(0)[:160] for found in exception.finditer(log_path.read_text()))
+
+
+@contextlib.contextmanager
+def serving(gunicorn: Path, env: dict[str, str], log_path: Path) -> Iterator[str]:
+    """Run gunicorn in its own process group; stop the whole group however we leave."""
+    port = free_port()
+    command = [
+        str(gunicorn),
+        "rulesite.wsgi:application",
+        f"--workers={WORKERS}",
+        "--worker-class=sync",
+        f"--bind=127.0.0.1:{port}",
+        *control_socket_off(gunicorn),
+    ]
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        base_url = f"http://127.0.0.1:{port}"
+        wait_until_answering(process, port, log_path)
+        yield base_url
+    finally:
+        stop(process)
+
+
+@functools.cache
+def control_socket_off(gunicorn: Path) -> list[str]:
+    """Gunicorn 25+ opens a control socket at one fixed path per user: not for a benchmark."""
+    options = subprocess.run([str(gunicorn), "--help"], capture_output=True, text=True).stdout
+    return ["--no-control-socket"] if "--no-control-socket" in options else []
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_until_answering(process: subprocess.Popen, port: int, log_path: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"gunicorn exited ({process.returncode}):\n{tail(log_path)}")
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            connection.request("GET", "/robots.txt")
+            connection.getresponse().read()
+            connection.close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"gunicorn did not answer within 60 s:\n{tail(log_path)}")
+
+
+def stop(process: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def tail(path: Path, lines: int = 20) -> str:
+    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+
+
+def first_status(url: str) -> int | str:
+    """One request's status, redirects not followed (wrk would count a 3xx as fine)."""
+    address = url.removeprefix("http://")
+    host, _, path = address.partition("/")
+    connection = http.client.HTTPConnection(host, timeout=60)
+    try:
+        connection.request("GET", "/" + path)
+        return connection.getresponse().status
+    except OSError as error:
+        return f"error: {error}"
+    finally:
+        connection.close()
+
+
+# wrk ---------------------------------------------------------------------------------
+
+UNIT_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0, "h": 3_600_000.0}
+
+
+def run_wrk(url: str, seconds: int) -> Measurement:
+    command = [
+        "wrk",
+        "-t1",
+        f"-c{CONNECTIONS}",
+        f"-d{seconds}s",
+        f"--timeout={WRK_TIMEOUT}s",
+        "--latency",
+        url,
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    return parse_wrk(done.stdout)
+
+
+def parse_wrk(output: str) -> Measurement:
+    """The figures of wrk's report (see the module docstring)."""
+
+    def number(pattern: str, default: str | None = None) -> str:
+        found = re.search(pattern, output, re.MULTILINE)
+        if found:
+            return found.group(1)
+        if default is None:
+            raise ValueError(f"wrk's output has no {pattern!r}:\n{output}")
+        return default
+
+    def latency(percent: int) -> float:
+        found = re.search(rf"^\s+{percent}%\s+([\d.]+)(us|ms|s|m|h)\s*$", output, re.MULTILINE)
+        return float(found.group(1)) * UNIT_MS[found.group(2)] if found else math.nan
+
+    errors = re.search(
+        r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output
+    )
+    return Measurement(
+        requests_per_second=float(number(r"^Requests/sec:\s+([\d.]+)")),
+        p50_ms=latency(50),
+        p99_ms=latency(99),
+        non_2xx=int(number(r"Non-2xx or 3xx responses:\s+(\d+)", "0")),
+        socket_errors=sum(int(count) for count in errors.groups()) if errors else 0,
+        first_status=0,
+    )
+
+
+# The report --------------------------------------------------------------------------
+
+
+def print_table(
+    runs: list[ServerRun],
+    results: dict[str, dict[str, Measurement]],
+    paths: dict[str, str],
+    duration: int,
+) -> None:
+    print("\nURLs:")
+    for name, path in paths.items():
+        print(f"  {name:<11} {path}")
+    print(
+        f"\nwrk -t1 -c{CONNECTIONS} -d{duration}s --latency, "
+        f"gunicorn with {WORKERS} sync workers."
+        "\n× static: req/s over the static file's in the same server run (the mean of its"
+        " measurements at the start and at the end)."
+    )
+    header = (
+        f"{'page':<12} {'cache':<22} {'req/s':>9} {'× static':>9} {'p50 ms':>8} {'p99 ms':>8} "
+        f"{'non-2xx':>8} {'sock.err':>8}"
+    )
+    print(header)
+    print("-" * len(header))
+    for run in runs:
+        measured = results[run.label]
+        base = baseline(measured)
+        for name, result in measured.items():
+            ratio = f"{result.requests_per_second / base:.3f}" if base else "-"
+            print(
+                f"{name:<12} {run.label[:22]:<22} {result.requests_per_second:9.1f} {ratio:>9} "
+                f"{result.p50_ms:8.1f} {result.p99_ms:8.1f} {result.non_2xx:8d} "
+                f"{result.socket_errors:8d}"
+            )
+
+
+def baseline(measured: dict[str, Measurement]) -> float | None:
+    """The static file's req/s in one server run: the mean of its two measurements."""
+    rates = [
+        measured[name].requests_per_second for name in ("static", STATIC_AGAIN) if name in measured
+    ]
+    return statistics.mean(rates) if rates and all(rates) else None
+
+
+def print_targets(
+    runs: list[ServerRun],
+    results: dict[str, dict[str, Measurement]],
+    site: Site,
+    probes: list[dict],
+) -> None:
+    print("\nTargets:")
+    for run in runs:
+        measured = results[run.label]
+        base = baseline(measured)
+        for name, share in TARGETS[run.caching].items():
+            wanted = f"cache {run.caching}, {run.label}: {name} >= {share}× static"
+            if name not in measured or base is None:
+                print(f"  {wanted:<62} {'not measured':>12}")
+                continue
+            ratio = measured[name].requests_per_second / base
+            print(f"  {wanted:<62} {ratio:7.3f}×  {verdict(ratio >= share)}")
+
+    failing = [
+        f"{name} ({run.label}): {result.non_2xx}"
+        for run in runs
+        for name, result in results[run.label].items()
+        if result.non_2xx
+    ]
+    print(f"  {'non-2xx/3xx responses: 0 everywhere':<62} {'':8} {verdict(not failing)}")
+    for line in failing:
+        print(f"      {line}")
+    odd_status = [
+        f"{name} ({run.label}): {result.first_status}"
+        for run in runs
+        for name, result in results[run.label].items()
+        if result.first_status != 200
+    ]
+    if odd_status:
+        print("  first request before the load was not a 200 for: " + "; ".join(odd_status))
+    sockets = sum(
+        result.socket_errors for measured in results.values() for result in measured.values()
+    )
+    if sockets:
+        print(f"  (socket errors, not a target: {sockets} in all)")
+
+    worst = max(probe["ms"] for probe in probes)
+    median = statistics.median(probe["ms"] for probe in probes)
+    suggested = probes[0]["suggestion"] == site.spelt
+    wanted = f"first misspelt search in a fresh process < {SEARCH_TARGET_MS} ms"
+    print(
+        f"  {wanted:<62} {worst:5.0f} ms  {verdict(worst < SEARCH_TARGET_MS)}"
+        f"  (worst of {len(probes)}; median {median:.0f} ms)"
+    )
+    print(
+        f"  {'... and it suggests the word that was misspelt':<62} {'':8} {verdict(suggested)}"
+        f"  ({probes[0]['suggestion']!r} for {site.misspelt!r})"
+    )
+
+
+def verdict(met: bool) -> str:
+    return "met" if met else "NOT MET"
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("\ninterrupted (gunicorn stopped, temporary directory handled)", file=sys.stderr)
+        sys.exit(130)
