@@ -322,7 +322,8 @@ class Entry(models.Model):
 
     @property
     def see_also_references(self) -> list["CrossReference"]:
-        return [ref for ref in self.cross_references.all() if not ref.in_body]
+        """The see-also labels' references, in order (``with_page_relations()`` loaded)."""
+        return [ref for ref in self.page_references if not ref.in_body]
 
     @property
     def display_title(self) -> str:
@@ -358,12 +359,16 @@ class Entry(models.Model):
         )
 
 
+def entry_url_template(game_slug: str) -> str:
+    """``Entry.get_absolute_url`` (the active UI language) as a template with ``{slug}``:
+    one ``reverse()`` for a whole list of entries, where a game page has hundreds."""
+    return reverse("rules:entry", kwargs={"game": game_slug, "slug": "SLUG"}).replace("/SLUG/", "/{slug}/")
+
+
 def entry_path_template(game_slug: str, language: str) -> str:
-    """``Entry.canonical_url`` as a template with ``{slug}`` (one ``reverse()`` for all
-    the entries of a game and language, where a link table has thousands)."""
+    """``Entry.canonical_url`` as a template with ``{slug}`` (see ``entry_url_template``)."""
     with translation.override(ui_language_for(language)):
-        path = reverse("rules:entry", kwargs={"game": game_slug, "slug": "SLUG"})
-    path = path.replace("/SLUG/", "/{slug}/")
+        path = entry_url_template(game_slug)
     return path if language in UI_LANGUAGES else f"{path}?{CONTENT_PARAMETER}={language}"
 
 

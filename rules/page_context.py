@@ -1,12 +1,15 @@
 """Context shared by the public pages of rules and faq (one place, so they agree)."""
 
+from dataclasses import dataclass
+from itertools import groupby
+
 from django.conf import settings
 from django.shortcuts import get_object_or_404
 from django.urls import translate_url
 from django.utils import translation
 
 from .languages import native_name
-from .models import Game
+from .models import Entry, Game, entry_url_template
 from .text import fold_diacritics
 
 
@@ -29,6 +32,61 @@ def game_context(game_slug: str) -> dict:
     }
 
 
+@dataclass(frozen=True)
+class EntryListItem:
+    """What a list of entries shows of one, without loading the entry (or its body)."""
+
+    pk: int
+    title: str
+    number: str
+    aliases: list
+    is_fragment: bool
+    parent_id: int | None
+    url: str
+
+    @property
+    def display_title(self) -> str:  # Entry.__str__
+        return f"{self.number}. {self.title}" if self.number and not self.title.endswith(self.number) else self.title
+
+
+def _sort_key(title: str) -> str:
+    return fold_diacritics(title).lstrip("\"'“„ ")
+
+
+def game_contents(game, language: str) -> dict:
+    """A game page's lists: the glossary A–Z by letter and the tree of rule sections.
+
+    One query of the few columns the lists show (no bodies, no model instances), and
+    one ``reverse()`` for every link: a glossary has hundreds of entries.
+    """
+    rows = (
+        Entry.objects.published()
+        .for_game(game)
+        .for_language(language)
+        .order_by("order", "pk")
+        .values_list("pk", "title", "number", "aliases", "is_fragment", "parent_id", "slug", "kind")
+    )
+    url = entry_url_template(game.slug)
+    glossary, sections = [], []
+    for *fields, slug, kind in rows:
+        item = EntryListItem(*fields, url=url.format(slug=slug))
+        (sections if kind == Entry.Kind.SECTION else glossary).append(item)
+    glossary.sort(key=lambda item: _sort_key(item.title))
+    letters = [
+        (letter, list(group))
+        for letter, group in groupby(glossary, key=lambda item: (_sort_key(item.title)[:1] or "#").upper())
+    ]
+    section_ids = {section.pk for section in sections}
+    by_parent: dict[int | None, list[EntryListItem]] = {}
+    for section in sections:  # in document order
+        parent_id = section.parent_id if section.parent_id in section_ids else None
+        by_parent.setdefault(parent_id, []).append(section)
+    return {
+        "letters": letters,
+        "section_tree": [(top, by_parent.get(top.pk, [])) for top in by_parent.get(None, [])],
+    }
+
+
 def entry_page_context(request, entry, translations: list | None = None) -> dict:
     """Everything the entry page shows about ``entry`` (loaded ``with_page_relations()``).
 
@@ -45,7 +103,7 @@ def entry_page_context(request, entry, translations: list | None = None) -> dict
         version = entry if entry.language == code else next((t for t in translations if t.language == code), entry)
         alternates.append((code, request.build_absolute_uri(version.url_in(code))))
 
-    referenced_by = {ref.entry_id: ref.entry for ref in entry.referenced_by.all() if ref.entry_id != entry.pk}
+    referenced_by = {ref.entry_id: ref.entry for ref in entry.page_referrers if ref.entry_id != entry.pk}
     return {
         "game": game,
         "game_name": game.name_in(entry.language),
@@ -57,8 +115,8 @@ def entry_page_context(request, entry, translations: list | None = None) -> dict
             for ref in entry.see_also_references
         ],
         "referenced_by": sorted(referenced_by.values(), key=lambda e: fold_diacritics(e.title)),
-        "errata": list(entry.errata.all()),
-        "faq_questions": list(entry.faq_questions.all()),
+        "errata": entry.page_errata,
+        "faq_questions": entry.page_questions,
         "children": entry.published_children,
         "translations": [(t, native_name(t.language)) for t in translations],
         "alternates": alternates,

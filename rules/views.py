@@ -1,7 +1,5 @@
 """Public pages. Thin: look up through published() querysets, build a context, render."""
 
-from itertools import groupby
-
 from django.db.models import Count, Prefetch, Q
 from django.http import Http404, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
@@ -10,11 +8,10 @@ from django.utils import translation
 from .forms import MAX_PAGE as MAX_SEARCH_PAGE
 from .forms import SearchForm
 from .models import CONTENT_PARAMETER, Entry, EntryRedirect, Erratum, Game, Source
-from .page_context import entry_page_context, game_context
+from .page_context import entry_page_context, game_contents, game_context
 from .querysets import Status
 from .search import QueryTooLong
 from .search import search as search_service
-from .text import fold_diacritics
 
 
 def home(request):
@@ -31,25 +28,9 @@ def home(request):
 def game_detail(request, game):
     context = game_context(game)
     game, language = context["game"], context["content_language"]
-    entries = Entry.objects.published().for_game(game).for_language(language).select_related("game")
-    glossary = sorted(
-        (e for e in entries if e.kind != Entry.Kind.SECTION),
-        key=lambda e: fold_diacritics(e.title).lstrip("\"'“„ "),
-    )
-    letters = [
-        (letter, list(group))
-        for letter, group in groupby(glossary, key=lambda e: (fold_diacritics(e.title).lstrip("\"'“„ ")[:1] or "#").upper())
-    ]
-    sections = [e for e in entries if e.kind == Entry.Kind.SECTION]
-    section_ids = {section.pk for section in sections}
-    by_parent: dict[int | None, list[Entry]] = {}
-    for section in sorted(sections, key=lambda e: (e.order, e.pk)):
-        parent_id = section.parent_id if section.parent_id in section_ids else None
-        by_parent.setdefault(parent_id, []).append(section)
     context.update(
         {
-            "letters": letters,
-            "section_tree": [(top, by_parent.get(top.pk, [])) for top in by_parent.get(None, [])],
+            **game_contents(game, language),
             "sources": Source.objects.filter(game=game, language=language).annotate(
                 entry_count=Count("entries", filter=Q(entries__status=Status.PUBLISHED))
             ),
@@ -62,12 +43,13 @@ def game_detail(request, game):
 
 def entry_detail(request, game, slug):
     ui_language = translation.get_language()
-    game_obj = get_object_or_404(Game.objects.published(), slug=game)
+    # The game comes with the entry (with_page_relations joins it): one query less on
+    # the path every reader takes; it is looked up alone only for an old address.
     candidates = list(
-        Entry.objects.published().for_game(game_obj).filter(slug=slug).with_page_relations().order_by("language")
+        Entry.objects.published().filter(game__slug=game, slug=slug).with_page_relations().order_by("language")
     )
     if not candidates:
-        return _redirect_old_slug(game_obj, slug)
+        return _redirect_old_slug(get_object_or_404(Game.objects.published(), slug=game), slug)
     wanted = request.GET.get(CONTENT_PARAMETER)
     entry = next((e for e in candidates if e.language == ui_language), candidates[0])
     entry = next((e for e in candidates if e.language == wanted), entry)

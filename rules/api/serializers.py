@@ -34,7 +34,7 @@ from django.urls import reverse
 
 from rules.languages import ui_language_for
 from rules.models import CrossReference, Entry, Erratum, Game, Source, entry_path_template
-from rules.querysets import Status
+from rules.querysets import LINKED_ENTRY_FIELDS, Status
 from rules.rendering import absolute_links
 
 
@@ -306,6 +306,7 @@ class EntrySerializer(BatchLoadingMixin, serializers.ModelSerializer):
             Entry.objects.published()
             .filter(translation_key__in=keys)
             .select_related("game")  # the page URL needs the game's slug
+            .only("translation_key", *LINKED_ENTRY_FIELDS)
             .order_by("language", "pk")
         )
         by_key: dict = defaultdict(list)
@@ -334,7 +335,7 @@ class EntrySerializer(BatchLoadingMixin, serializers.ModelSerializer):
         if children is None:  # not prefetched: still never a draft
             children = entry.children.published().select_related("game").order_by("order", "pk")
         # An entry linking twice (see-also and body) is listed once.
-        referrers = {ref.entry_id: ref.entry for ref in entry.referenced_by.all()}
+        referrers = {ref.entry_id: ref.entry for ref in entry.page_referrers}
         source = entry.source
         return {
             "id": entry.pk,
@@ -358,18 +359,18 @@ class EntrySerializer(BatchLoadingMixin, serializers.ModelSerializer):
                     # unpublished a moment ago must not show until it runs again.
                     "target": link(ref.target) if ref.target is not None and ref.target.is_published else None,
                 }
-                for ref in entry.cross_references.all()
+                for ref in entry.page_references
             ],
             "referenced_by": [summary(other) for other in published(referrers.values())],
             "children": [summary(child, number=child.number) for child in published(children)],
             "translations": [link(other, language=other.language) for other in entry.published_translations],
             "errata": [
                 {"id": e.pk, "title": e.title, "url": urls.api("api:erratum-detail", e.pk)}
-                for e in published(entry.errata.all())
+                for e in published(entry.page_errata)
             ],
             "faq_questions": [
                 {"id": q.pk, "question": q.question, "url": urls.api("api:faq-detail", q.pk)}
-                for q in published(entry.faq_questions.all())
+                for q in published(entry.page_questions)
             ],
             "source": None
             if source is None

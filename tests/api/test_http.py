@@ -11,7 +11,9 @@ import yaml
 from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.core.management import call_command
+from django.utils.http import parse_http_date
 
+from rules.models import Entry
 from tests.factories import make_entry
 
 from .conftest import BASE, get_json
@@ -64,7 +66,8 @@ def test_etag_answers_304_until_the_content_changes(client, world, path):
 
 
 def test_a_change_to_a_linked_entry_changes_the_etag(client, world):
-    # No Last-Modified on purpose: the entry's updated_at does not move here.
+    # The entry's updated_at does not move here: Last-Modified is when any public
+    # content changed (rulesite.response_cache), never the entry's own date.
     url = f"/api/v1/entries/{world['du'].pk}/"
     etag = client.get(url)["ETag"]
     world["besitz"].title = "Besitz"
@@ -72,7 +75,10 @@ def test_a_change_to_a_linked_entry_changes_the_etag(client, world):
     world["besitz"].save()
     response = client.get(url, HTTP_IF_NONE_MATCH=etag)
     assert response.status_code == HTTPStatus.OK
-    assert not response.has_header("Last-Modified")
+    assert response["ETag"] != etag
+    assert response.has_header("Last-Modified")
+    updated_at = Entry.objects.get(pk=world["du"].pk).updated_at
+    assert parse_http_date(response["Last-Modified"]) >= int(updated_at.timestamp())
 
 
 # --- CORS ------------------------------------------------------------------------------
