@@ -86,7 +86,7 @@ class EntryQuerySet(PublishableQuerySet):
             ),
             Prefetch(
                 "errata",
-                queryset=Erratum.objects.published().select_related("game", "source"),
+                queryset=Erratum.objects.published().select_related("game"),
                 to_attr="page_errata",
             ),
             Prefetch(

@@ -36,6 +36,7 @@ import hashlib
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.dummy import DummyCache
+from django.http import HttpResponse
 from django.utils import translation
 from django.utils.cache import has_vary_header, patch_cache_control, set_response_etag
 from django.utils.http import http_date
@@ -43,6 +44,21 @@ from django.utils.http import http_date
 from rules import content_version
 
 CACHEABLE_METHODS = ("GET", "HEAD")
+
+
+def stored(response) -> tuple:
+    """What the cache keeps of a response: its status, headers and bytes. Not the
+    response object: a DRF response would pickle its data too, and unpickling a page of
+    50 entries' dictionaries on every hit costs more than the rest of the hit."""
+    return response.status_code, list(response.items()), response.content
+
+
+def restored(value: tuple) -> HttpResponse:
+    status, headers, content = value
+    response = HttpResponse(content, status=status)
+    for name, header in headers:
+        response[name] = header
+    return response
 
 
 class PublicResponseCacheMiddleware:
@@ -67,7 +83,7 @@ class PublicResponseCacheMiddleware:
         if key is not None:
             cached = self.cache.get(key)
             if cached is not None:
-                return cached
+                return restored(cached)
 
         response = self.get_response(request)
         if not self.is_public(response):
@@ -78,7 +94,7 @@ class PublicResponseCacheMiddleware:
         if not response.has_header("Cache-Control"):  # a view's own policy stands (suggest)
             patch_cache_control(response, public=True, max_age=0, s_maxage=self.cdn_max_age)
         if key is not None and request.method == "GET":
-            self.cache.set(key, response, self.timeout)
+            self.cache.set(key, stored(response), self.timeout)
         return response
 
     @staticmethod
