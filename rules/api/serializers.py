@@ -24,18 +24,18 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from django.db import models
+from django.urls import reverse
 from django.utils import translation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from rules.languages import CONTENT_LANGUAGE_CODES
-from django.urls import reverse
-
-from rules.languages import ui_language_for
+from rules.languages import CONTENT_LANGUAGE_CODES, ui_language_for
 from rules.models import CrossReference, Entry, Erratum, Game, Source, entry_path_template
-from rules.querysets import LINKED_ENTRY_FIELDS, Status
+from rules.querysets import Status
 from rules.rendering import absolute_links
+
+from . import entry_relations
 
 
 def page_path(obj) -> str:
@@ -70,13 +70,12 @@ class Links:
             self._api[view_name] = template
         return self.base + template.format(pk=pk)
 
-    def entry_page(self, entry: Entry) -> str:
+    def entry_page(self, game_slug: str, language: str, slug: str) -> str:
         """``Entry.canonical_url``, absolute."""
-        key = (entry.game.slug, entry.language)
-        template = self._pages.get(key)
+        template = self._pages.get((game_slug, language))
         if template is None:
-            template = self._pages[key] = entry_path_template(*key)
-        return self.base + template.format(slug=entry.slug)
+            template = self._pages[game_slug, language] = entry_path_template(game_slug, language)
+        return self.base + template.format(slug=slug)
 
 
 def links(context) -> Links:
@@ -262,13 +261,12 @@ class SourceSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
 
 
-# Expects the queryset of EntryQuerySet.with_page_relations(). Translations are loaded
-# per page by load_batch: entries share a translation_key, which is not a relation
-# prefetch_related can follow.
+# Expects entries with game, source and parent joined in; everything else an entry
+# shows is loaded for the whole page by load_batch (rules.api.entry_relations).
 class EntrySerializer(BatchLoadingMixin, serializers.ModelSerializer):
     """A glossary entry or rule section with everything its page shows."""
 
-    batch_attr = "published_translations"
+    batch_attr = "relations"
 
     url = serializers.HyperlinkedIdentityField(view_name="api:entry-detail")
     html_url = PageURLField()
@@ -300,47 +298,32 @@ class EntrySerializer(BatchLoadingMixin, serializers.ModelSerializer):
         list_serializer_class = BatchLoadingListSerializer
 
     def load_batch(self, entries: list[Entry]) -> None:
-        # One query for the translations of the whole page instead of one per entry.
-        keys = {entry.translation_key for entry in entries}
-        versions = (
-            Entry.objects.published()
-            .filter(translation_key__in=keys)
-            .select_related("game")  # the page URL needs the game's slug
-            .only("translation_key", *LINKED_ENTRY_FIELDS)
-            .order_by("language", "pk")
-        )
-        by_key: dict = defaultdict(list)
-        for version in versions:
-            by_key[version.translation_key].append(version)
+        # Six queries for the relations of the whole page (entry_relations).
         for entry in entries:
-            others = by_key[entry.translation_key]
-            entry.published_translations = [other for other in others if other.pk != entry.pk]
+            entry.relations = None
+        for entry, relations in zip(entries, entry_relations.load(entries).values(), strict=True):
+            entry.relations = relations
 
     # The declared fields above describe this shape for the schema; this builds it.
     def to_representation(self, entry: Entry) -> dict:
-        if not hasattr(entry, self.batch_attr):
+        if getattr(entry, self.batch_attr, None) is None:
             self.load_batch([entry])
-        urls = links(self.context)
+        related, urls = entry.relations, links(self.context)
 
-        def summary(other: Entry, **extra) -> dict:
+        def summary(other, **extra) -> dict:
             # EntrySummarySerializer's fields, then the extra ones
-            api_url = urls.api("api:entry-detail", other.pk)
-            return {"id": other.pk, "title": other.title, "slug": other.slug, **extra, "url": api_url}
+            api_url = urls.api("api:entry-detail", other.id)
+            return {"id": other.id, "title": other.title, "slug": other.slug, **extra, "url": api_url}
 
-        def link(other: Entry, **extra) -> dict:  # EntryLinkSerializer, TranslationSerializer
-            return {**summary(other, **extra), "html_url": urls.entry_page(other)}
+        def link(other, **extra) -> dict:  # EntryLinkSerializer, TranslationSerializer
+            page = urls.entry_page(other.game_slug, other.language, other.slug)
+            return {**summary(other, **extra), "html_url": page}
 
-        parent = entry.parent
-        children = getattr(entry, "published_children", None)
-        if children is None:  # not prefetched: still never a draft
-            children = entry.children.published().select_related("game").order_by("order", "pk")
-        # An entry linking twice (see-also and body) is listed once.
-        referrers = {ref.entry_id: ref.entry for ref in entry.page_referrers}
-        source = entry.source
+        parent, source = entry.parent, entry.source
         return {
             "id": entry.pk,
             "url": urls.api("api:entry-detail", entry.pk),
-            "html_url": urls.entry_page(entry),
+            "html_url": urls.entry_page(entry.game.slug, entry.language, entry.slug),
             "game": entry.game.slug,
             "language": entry.language,
             "title": entry.title,
@@ -352,25 +335,20 @@ class EntrySerializer(BatchLoadingMixin, serializers.ModelSerializer):
             "body": entry.body,
             "body_html": absolute_links(entry.body_html, self.context["request"]),
             "cross_references": [
-                {
-                    "label": ref.label,
-                    "in_body": ref.in_body,
-                    # Resolution only ever points at published entries, but a target
-                    # unpublished a moment ago must not show until it runs again.
-                    "target": link(ref.target) if ref.target is not None and ref.target.is_published else None,
-                }
-                for ref in entry.page_references
+                # Resolution only ever points at published entries, but a target
+                # unpublished a moment ago must not show until it runs again.
+                {"label": label, "in_body": in_body, "target": link(target) if target and target.is_published else None}
+                for label, in_body, target in related.references
             ],
-            "referenced_by": [summary(other) for other in published(referrers.values())],
-            "children": [summary(child, number=child.number) for child in published(children)],
-            "translations": [link(other, language=other.language) for other in entry.published_translations],
+            "referenced_by": [summary(other) for other in related.referrers.values()],
+            "children": [summary(child, number=child.number) for child in related.children],
+            "translations": [link(other, language=other.language) for other in related.translations],
             "errata": [
-                {"id": e.pk, "title": e.title, "url": urls.api("api:erratum-detail", e.pk)}
-                for e in published(entry.page_errata)
+                {"id": pk, "title": title, "url": urls.api("api:erratum-detail", pk)} for pk, title in related.errata
             ],
             "faq_questions": [
-                {"id": q.pk, "question": q.question, "url": urls.api("api:faq-detail", q.pk)}
-                for q in published(entry.page_questions)
+                {"id": pk, "question": question, "url": urls.api("api:faq-detail", pk)}
+                for pk, question in related.questions
             ],
             "source": None
             if source is None

@@ -90,15 +90,12 @@ class EntryViewSet(APIv1Settings, ReadOnlyModelViewSet):
     filterset_class = filters.EntryFilter
 
     def get_queryset(self):
-        # with_page_relations(): game, source and parent joined in (no query per entry
-        # for the game slug, source summary or parent), and one query each for the
-        # cross-references with their targets and the targets' games, the published
-        # entries linking here, the published errata, the published FAQ questions and
-        # the published children of the whole page. Translations: one more query per
-        # page in EntrySerializer.load_batch.
+        # game, source and parent joined in (no query per entry for the game slug,
+        # source summary or parent); everything else the JSON shows is loaded for the
+        # whole page in six queries by EntrySerializer.load_batch (entry_relations).
         return (
             Entry.objects.published()
-            .with_page_relations()
+            .select_related("game", "source", "parent")
             .order_by("game__name", "language", "order", "title", "pk")
         )
 
