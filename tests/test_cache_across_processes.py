@@ -1,0 +1,481 @@
+"""The response cache is never stale across processes: two gunicorn servers, an edit made
+in a third process, and the very next request to each server shows it.
+
+Everything runs as real processes over real HTTP on 127.0.0.1, against a throwaway
+database they share (a SQLite file, or a fresh PostgreSQL database when the suite runs
+with ``DATABASE_URL=postgres://…``; pytest-django's test database lives inside this
+process and no other process could see it). The test process itself never uses Django's
+database connection: it needs no ``db`` fixture, so pytest-django does not wrap it.
+
+Once with the default cache (a LocMemCache in each server process: each server keeps
+its own copy) and once with Redis (one cache both servers share; the test starts its
+own ``redis-server`` on a free port). Without ``redis-server`` on PATH the Redis case is
+skipped with a reason, unless ``RULESITE_REQUIRE_REDIS=1`` (CI), which makes it fail.
+"""
+
+import importlib.util
+import json
+import os
+import queue
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+HOST = "localhost"  # one Host header for both servers, as behind one proxy: one shared key
+TIMEOUT = 10  # seconds for one HTTP request
+START_TIMEOUT = 30  # seconds for a server to answer its first request
+RUN_TIMEOUT = 180  # seconds for one management command or editor script
+
+
+# --- processes -------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _stop(*processes: subprocess.Popen, sig: int = signal.SIGTERM) -> None:
+    """Signal them all, then wait for each (at most 10 s, then kill it)."""
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(sig)
+    for process in processes:
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def _tail(path: Path, lines: int = 40) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def _base_environ(static_root: Path) -> dict[str, str]:
+    """A production process's environment: DEBUG off, base settings, no shared cache."""
+    dropped = {"DJANGO_ALLOW_ASYNC_UNSAFE", "DJANGO_CACHE_URL", "DATABASE_URL"}
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "rulesite.settings.base",
+            "DJANGO_DEBUG": "0",
+            "DJANGO_SECRET_KEY": "test",
+            "DJANGO_SECURE_SSL_REDIRECT": "0",
+            "DJANGO_SECURE_COOKIES": "0",
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "DJANGO_STATIC_ROOT": str(static_root),
+        }
+    )
+    return env
+
+
+def _run(args: list[str], env: dict[str, str]) -> str:
+    result = subprocess.run(
+        args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT
+    )
+    assert result.returncode == 0, f"{args[:3]} failed:\n{result.stdout}\n{result.stderr}"
+    return result.stdout
+
+
+# --- the shared database ---------------------------------------------------------------
+
+
+class SharedDatabase:
+    """A database every process of the test opens by URL."""
+
+    def __init__(self, vendor: str, url: str):
+        self.vendor, self.url = vendor, url
+
+    def execute(self, statements: list[tuple[str, tuple]]) -> list:
+        """Run statements in one transaction (outside Django); the last one's rows."""
+        rows: list = []
+        if self.vendor == "sqlite":
+            import sqlite3
+
+            connection = sqlite3.connect(self.url.removeprefix("sqlite:///"), isolation_level=None)
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+                for sql, params in statements:
+                    rows = connection.execute(sql, params).fetchall()
+                connection.execute("COMMIT")
+            finally:
+                connection.close()
+        else:
+            import psycopg
+
+            with psycopg.connect(self.url, connect_timeout=TIMEOUT) as connection:
+                for sql, params in statements:
+                    cursor = connection.execute(sql.replace("?", "%s"), params)
+                    rows = cursor.fetchall() if cursor.description else []
+        return rows
+
+
+def _postgres_database(admin_url: str):
+    """A fresh database beside DATABASE_URL's (CI's role is a superuser), and its drop."""
+    import psycopg
+
+    name = f"rulesite_xproc_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin_url, autocommit=True, connect_timeout=TIMEOUT) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+
+    def drop():
+        with psycopg.connect(admin_url, autocommit=True, connect_timeout=TIMEOUT) as connection:
+            connection.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = %s AND pid <> pg_backend_pid()",
+                (name,),
+            )
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
+
+    parts = urllib.parse.urlsplit(admin_url)
+    return urllib.parse.urlunsplit(parts._replace(path="/" + name)), drop
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """The migrated throwaway database and collected static files, for the whole module."""
+    from django.db import connection  # only its vendor: no query from this process
+
+    directory = tmp_path_factory.mktemp("xproc")
+    static_root = directory / "static"
+    drop = None
+    if connection.vendor == "sqlite":
+        url = f"sqlite:///{directory / 'shared.sqlite3'}"
+    elif connection.vendor == "postgresql":
+        url, drop = _postgres_database(os.environ["DATABASE_URL"])
+    else:
+        pytest.skip(f"no throwaway database for {connection.vendor}")
+    try:
+        env = {**_base_environ(static_root), "DATABASE_URL": url}
+        # The pages need the static manifest (DEBUG off); collect while migrating.
+        collect = subprocess.Popen(
+            [PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )
+        try:
+            _run([PYTHON, "manage.py", "migrate", "--noinput", "-v0"], env)
+            _out, err = collect.communicate(timeout=RUN_TIMEOUT)
+            assert collect.returncode == 0, f"collectstatic failed:\n{err.decode()}"
+        finally:
+            _stop(collect)
+        yield SharedDatabase(connection.vendor, url), env
+    finally:
+        if drop is not None:
+            drop()
+
+
+# --- the cache -------------------------------------------------------------------------
+
+
+def _redis_or_skip() -> str:
+    executable = shutil.which("redis-server")
+    missing = None
+    if executable is None:
+        missing = "no redis-server on PATH (apt-get install -y redis-server)"
+    elif importlib.util.find_spec("redis") is None:
+        missing = "the redis Python package is not installed (pip install -e '.[test]')"
+    if missing:
+        if os.environ.get("RULESITE_REQUIRE_REDIS") == "1":
+            pytest.fail(f"RULESITE_REQUIRE_REDIS=1 but {missing}")
+        pytest.skip(f"{missing}: the Redis case of the cross-process cache test is skipped")
+    return executable
+
+
+@pytest.fixture(params=["locmem", "redis"])
+def cache(request, tmp_path):
+    """(DJANGO_CACHE_URL or None, a redis client or None)."""
+    if request.param == "locmem":
+        yield None, None
+        return
+    executable = _redis_or_skip()
+    import redis
+
+    port = _free_port()
+    log = tmp_path / "redis.log"
+    with open(log, "wb") as output:
+        server = subprocess.Popen(
+            [executable, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--daemonize", "no", "--dir", str(tmp_path)],
+            stdout=output, stderr=subprocess.STDOUT,
+        )
+    client = redis.Redis(host="127.0.0.1", port=port, socket_timeout=TIMEOUT)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail("redis-server did not start:\n" + _tail(log))
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0", client
+    finally:
+        client.close()
+        _stop(server)
+
+
+# --- the servers -----------------------------------------------------------------------
+
+
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None  # a redirect is an answer to look at, not to follow
+
+
+# No proxy from the environment: every request goes to 127.0.0.1 itself.
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}), NoRedirects())
+
+
+class Response:
+    def __init__(self, status: int, headers, body: bytes):
+        self.status, self.headers, self.body = status, headers, body
+        self.text = body.decode("utf-8", errors="replace")
+
+
+class Server:
+    def __init__(self, name: str, port: int, process: subprocess.Popen, log: Path):
+        self.name, self.port, self.process, self.log = name, port, process, log
+        self.base = f"http://127.0.0.1:{port}"
+
+    def get(self, path: str, **headers: str) -> Response:
+        request = urllib.request.Request(self.base + path, headers={"Host": HOST, **headers})
+        try:
+            with OPENER.open(request, timeout=TIMEOUT) as response:
+                return Response(response.status, response.headers, response.read())
+        except urllib.error.HTTPError as error:  # 3xx (not followed), 304, 4xx, 5xx
+            with error:
+                return Response(error.code, error.headers, error.read())
+
+    def wait_until_up(self, deadline: float) -> None:
+        while True:
+            try:
+                with OPENER.open(self.base + "/robots.txt", timeout=TIMEOUT):
+                    return
+            except urllib.error.HTTPError:
+                return  # it answers
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"gunicorn {self.name} did not start:\n" + _tail(self.log))
+                time.sleep(0.05)
+
+
+@pytest.fixture
+def servers(shared, cache, tmp_path):
+    """Two gunicorn servers, one sync worker each, on the shared database and cache."""
+    _db, env = shared
+    cache_url, _client = cache
+    env = {**env, **({"DJANGO_CACHE_URL": cache_url} if cache_url else {})}
+    started: list[Server] = []
+    try:
+        for name in ("A", "B"):
+            port, log = _free_port(), tmp_path / f"gunicorn-{name}.log"
+            with open(log, "wb") as output:
+                process = subprocess.Popen(
+                    [PYTHON, "-m", "gunicorn", "rulesite.wsgi:application",
+                     "--bind", f"127.0.0.1:{port}", "--workers", "1", "--worker-class", "sync",
+                     "--timeout", "30", "--graceful-timeout", "5", "--no-control-socket"],
+                    cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
+                )
+            started.append(Server(name, port, process, log))
+        deadline = time.monotonic() + START_TIMEOUT
+        for server in started:
+            server.wait_until_up(deadline)
+        yield started
+    finally:
+        _stop(*(server.process for server in started), sig=signal.SIGINT)  # a quick shutdown
+
+
+# --- the third process: content and edits --------------------------------------------
+
+EDITOR = r"""
+import django, json, sys
+django.setup()
+from django.utils import translation
+from rules.models import Entry, Game
+from rules.querysets import Status
+
+
+def create(slug):
+    game = Game.objects.create(slug=slug, name="Cross Process")
+    fight = Entry.objects.create(game=game, language="en", title="Fight", body="Roll the die.",
+                                 status=Status.PUBLISHED)
+    boost = Entry.objects.create(game=game, language="en", title="Boost", body="Then [[Fight]].",
+                                 status=Status.PUBLISHED)
+    return {"fight": fight.pk, "boost": boost.pk, "page": fight.get_absolute_url()}
+
+
+def edit(pk, field, value):
+    entry = Entry.objects.get(pk=pk)
+    setattr(entry, field, value)
+    entry.save()
+    return {"page": entry.get_absolute_url()}
+
+
+translation.activate("en")
+print("@@ready", flush=True)
+for line in sys.stdin:
+    command, *args = json.loads(line)
+    print("@@" + json.dumps(globals()[command](*args)), flush=True)
+"""
+
+
+class Editor:
+    """One more process with Django set up, which writes when told to: each command has
+    committed when its answer arrives."""
+
+    def __init__(self, env: dict[str, str], log: Path):
+        self.log = log
+        with open(log, "wb") as errors:
+            self.process = subprocess.Popen(
+                [PYTHON, "-c", EDITOR], cwd=ROOT, env=env, text=True,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors,
+            )
+        self.lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            if line.startswith("@@"):
+                self.lines.put(line[2:].strip())
+        self.lines.put(None)  # it ended
+
+    def answer(self) -> str:
+        try:
+            line = self.lines.get(timeout=RUN_TIMEOUT)
+        except queue.Empty:
+            line = None
+        if line is None:
+            pytest.fail("the editor process gave no answer:\n" + _tail(self.log))
+        return line
+
+    def __call__(self, command: str, *args) -> dict:
+        self.process.stdin.write(json.dumps([command, *args]) + "\n")
+        self.process.stdin.flush()
+        return json.loads(self.answer())
+
+
+@pytest.fixture
+def editor(shared, tmp_path):
+    _db, env = shared
+    process = Editor(env, tmp_path / "editor.log")
+    try:
+        yield process
+    finally:
+        if process.process.stdin:
+            process.process.stdin.close()
+        _stop(process.process)
+
+
+def hidden_write(db: SharedDatabase, entry_id: int, title: str, body_html: str) -> None:
+    """Change an entry's row by hand and put the content version back as it was: a write
+    no cached response can know of, so a server that shows it did not answer from its cache."""
+    version = db.execute([("SELECT token, changed_at FROM rules_content_version WHERE id = 1", ())])
+    token, changed_at = version[0]
+    db.execute(
+        [
+            ("UPDATE rules_entry SET title = ?, body_html = ? WHERE id = ?",
+             (title, body_html, entry_id)),
+            ("UPDATE rules_content_version SET token = ?, changed_at = ? WHERE id = 1",
+             (token, changed_at)),
+        ]
+    )
+
+
+def response_keys(client) -> set[bytes]:
+    return set(client.scan_iter(match="*response:*")) if client is not None else set()
+
+
+# --- the test --------------------------------------------------------------------------
+
+
+def test_an_edit_in_another_process_is_seen_on_the_very_next_request_to_every_server(
+    shared, cache, editor, servers, request
+):
+    db, _env = shared
+    _cache_url, redis_client = cache
+    slug = f"xproc-{request.node.callspec.id}-{uuid.uuid4().hex[:6]}"
+    assert editor.answer() == "ready"
+    ids = editor("create", slug)
+    page, api = ids["page"], f"/api/v1/entries/{ids['boost']}/"
+
+    # Both servers answer both URLs twice: the second answer is the first one again.
+    keys_before = response_keys(redis_client)  # (the servers' /robots.txt when they started)
+    first: dict[tuple[str, str], Response] = {}
+    for server in servers:
+        for url in (page, api):
+            one, two = server.get(url), server.get(url)
+            assert one.status == two.status == 200, (server.name, url, one.status, one.text[:500])
+            assert two.body == one.body, (server.name, url)
+            assert two.headers["ETag"] == one.headers["ETag"], (server.name, url)
+            first[server.name, url] = one
+    assert "Roll the die." in first["A", page].text
+    assert json.loads(first["A", api].body)["cross_references"][0]["target"]["title"] == "Fight"
+    if redis_client is not None:
+        # One shared cache: server B found server A's two responses and stored none of its own.
+        assert len(response_keys(redis_client) - keys_before) == 2, response_keys(redis_client)
+
+    # Proof that they answer from their caches: a write that hides from the content
+    # version is not seen by either server (and a revalidation is still a 304).
+    stored = db.execute(
+        [("SELECT title, body_html FROM rules_entry WHERE id = ?", (ids["fight"],))]
+    )[0]
+    hidden_write(db, ids["fight"], "Hidden", "<p>Hidden write.</p>")
+    try:
+        for server in servers:
+            for url in (page, api):
+                again = server.get(url)
+                assert again.body == first[server.name, url].body, (server.name, url, "not cached")
+                etag = first[server.name, url].headers["ETag"]
+                assert server.get(url, **{"If-None-Match": etag}).status == 304
+    finally:
+        hidden_write(db, ids["fight"], *stored)
+
+    # Edit 1, in a third process: the entry's body, through Entry.save().
+    editor("edit", ids["fight"], "body", "Roll two dice.")
+    for server in servers:
+        seen = server.get(page)  # the very next request to this server
+        assert seen.status == 200
+        assert "Roll two dice." in seen.text and "Roll the die." not in seen.text, server.name
+        old_etag = first[server.name, page].headers["ETag"]
+        revalidated = server.get(page, **{"If-None-Match": old_etag})
+        assert revalidated.status == 200, (server.name, revalidated.status)
+        assert revalidated.headers["ETag"] not in (None, old_etag)
+        assert "Roll two dice." in revalidated.text
+
+    # Edit 2, in a third process again: the linked entry's title, which the linking
+    # entry's JSON shows among its cross-references (and which moves the page).
+    moved = editor("edit", ids["fight"], "title", "Fight Hard")["page"]
+    assert moved != page
+    for server in servers:
+        old_etag = first[server.name, api].headers["ETag"]
+        seen = server.get(api, **{"If-None-Match": old_etag})  # the very next request
+        assert seen.status == 200, (server.name, seen.status)
+        assert seen.headers["ETag"] != old_etag
+        target = json.loads(seen.body)["cross_references"][0]["target"]
+        assert target["title"] == "Fight Hard", (server.name, target)
+        again = server.get(api)
+        assert again.body == seen.body
+        # The old address of the renamed entry is no longer the cached page: it redirects.
+        old_page = server.get(page)
+        assert old_page.status == 301, (server.name, old_page.status)
+        assert old_page.headers["Location"].endswith(moved)
+        assert "Roll two dice." in server.get(moved).text
