@@ -86,12 +86,16 @@ class EntryQuerySet(PublishableQuerySet):
             ),
             Prefetch(
                 "errata",
-                queryset=Erratum.objects.published().select_related("game"),
+                # Meta.ordering's "game" would join the games again only to sort by
+                # name, the costliest part of compiling the query: one game here.
+                queryset=Erratum.objects.published().select_related("game").order_by("language", "order", "title", "pk"),
                 to_attr="page_errata",
             ),
             Prefetch(
                 "faq_questions",
-                queryset=Question.objects.published().select_related("game"),
+                queryset=Question.objects.published()
+                .select_related("game")
+                .order_by("language", "order", "question", "pk"),
                 to_attr="page_questions",
             ),
             Prefetch(

@@ -72,10 +72,11 @@ def load(entries: list[Entry]) -> dict[int, Relations]:
         # An entry linking twice (see-also and body) is listed once.
         found[target_id].referrers.setdefault(entry_id, Linked(entry_id, title, slug))
 
-    # The order of Erratum's and Question's Meta.ordering, as the pages show them.
+    # The order of Erratum's and Question's Meta.ordering, as the pages show them (within
+    # an entry's one game: no join to sort games by name).
     affects = Erratum.affects.through.objects.filter(entry_id__in=ids, erratum__status=Status.PUBLISHED)
     for entry_id, erratum_id, title in affects.order_by(
-        "erratum__game", "erratum__language", "erratum__order", "erratum__title", "erratum_id"
+        "erratum__language", "erratum__order", "erratum__title", "erratum_id"
     ).values_list("entry_id", "erratum_id", "erratum__title"):
         found[entry_id].errata.append((erratum_id, title))
 
@@ -83,7 +84,7 @@ def load(entries: list[Entry]) -> dict[int, Relations]:
     related = Entry._meta.get_field("faq_questions").through.objects
     for entry_id, question_id, question in (
         related.filter(entry_id__in=ids, question__status=Status.PUBLISHED)
-        .order_by("question__game", "question__language", "question__order", "question__question", "question_id")
+        .order_by("question__language", "question__order", "question__question", "question_id")
         .values_list("entry_id", "question_id", "question__question")
     ):
         found[entry_id].questions.append((question_id, question))
