@@ -43,6 +43,14 @@ def not_found(request, *args, **kwargs):
     return JsonResponse({"detail": "Not found."}, status=404)
 
 
+ENTRY_JSON_FIELDS = (
+    "game", "game__slug", "language", "title", "slug", "aliases", "kind", "number", "body",
+    "body_html", "page", "is_fragment", "updated_at", "status", "translation_key",
+    "parent", "parent__title", "parent__slug", "parent__number", "parent__status",
+    "source", "source__title", "source__kind", "source__official",
+)  # fmt: skip
+
+
 def published_entries():
     """Published entries for nesting as summaries (id, title, slug, page URL)."""
     return Entry.objects.published().select_related("game").order_by("order", "title", "pk")
@@ -96,6 +104,7 @@ class EntryViewSet(APIv1Settings, ReadOnlyModelViewSet):
         return (
             Entry.objects.published()
             .select_related("game", "source", "parent")
+            .only(*ENTRY_JSON_FIELDS)  # what the JSON shows: no see_also list, no history dates
             .order_by("game__name", "language", "order", "title", "pk")
         )
 
