@@ -66,7 +66,8 @@ class EntryQuerySet(PublishableQuerySet):
 
         # Linked entries are shown by title and address only: their columns, no bodies.
         linked = [f"{{}}__{name}" for name in LINKED_ENTRY_FIELDS]
-        return self.select_related("game", "source", "parent").prefetch_related(
+        # parent__game: the parent's link needs its game's slug.
+        return self.select_related("game", "source", "parent__game").prefetch_related(
             # cross_references: see-also and [[links]], each with its target's game for URLs
             Prefetch(
                 "cross_references",
