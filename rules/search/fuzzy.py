@@ -1,29 +1,160 @@
 """Typo tolerance: the closest word the index knows, for a query word it does not.
 
-Two vocabularies per language scope, built once per process and rebuilt when the index
-changes (its row count, latest id or change time moves): the words of titles and
-aliases (what players look up by name; 50,000 titles take a fraction of a second), and,
-built only when a word is no title word, the words of bodies (stricter cut-off).
-Matching is rapidfuzz's normalised Levenshtein ratio ("recations" → "reactions").
+Two vocabularies per language: the words of titles and aliases (what players look up
+by name), and, consulted only when a word is close to no title word, the words of
+bodies (stricter cut-off). Matching is rapidfuzz's normalised Levenshtein ratio
+("recations" → "reactions") over folded words; a correction is the word as written.
+
+Decisions:
+
+- **Persisted, kept at index time.** The vocabulary is a table, ``SearchWord``: per
+  language and field ("names" or "body"), each folded word, its form as first written
+  and how many documents hold it. ``rules.search.index`` changes it in the transaction
+  that writes the documents (saves, imports, unpublishing, deletes, rebuild), so no
+  reader ever builds it. Before, the first misspelt query of each process read every
+  document's names (and, for a body word, bodies): 250 ms of the first misspelt search
+  at 50,000 entries, up to 2.5 s for a body word (``bench/first_typo.py``); now the
+  correction takes 13–17 ms there.
+- **Counts, changed by batch.** A write adds or subtracts each word of every document
+  that comes, goes or changes its words (``Changes``), summed over the whole write (an
+  import of 10,000 entries: one row per distinct word, not one per batch) and applied
+  with one ``INSERT … ON CONFLICT DO UPDATE SET document_count = document_count +
+  excluded.document_count`` per thousand words (SQLite and PostgreSQL alike); a word
+  whose count falls to 0 is deleted. The cost follows what is written, not the index
+  size: rebuilding a language's words after an import would re-read all its documents,
+  the very cost this removes from readers. (The 10,000-entry import: 0.7 s gathering
+  words and 0.2 s writing them, beside the 4–6 s its search index takes.)
+  A game's deletion cascades to its documents without passing through the index code,
+  so a ``pre_delete`` on Game removes them first (``index.connect_signals``). After
+  raw SQL on the documents, ``rebuild_search_index`` recreates the words with them.
+- **Read whole, cached per process, keyed by the content version.** A language's
+  vocabularies are some thousands of words even for 50,000 entries: 5,836 names and
+  7,616 body words for the generated English glossary (``bench/first_typo.py``);
+  about 11,000 and 14,000 per language for ``bench/search_latency.py``'s 50,000 entries
+  in four languages. One query loads a language's names (10–40 ms here; all four
+  languages' 43,000, for a search in any language: 70–140 ms) and rapidfuzz scans them
+  in about a millisecond, so candidates are not narrowed in SQL (by length: most words
+  pass a 75 cut-off anyway; by first letter: that would miss a typo in it). Rows load in
+  id order, first written first, which is the order ties go in. A process keeps what it
+  loaded while the content version (``rules.content_version``) is unchanged: database
+  triggers bump it in every transaction that writes search documents, which is every one
+  that writes words, so a change made by any process is seen by the next correction,
+  for one single-row read per correction; a process never pays more than that first
+  load. (Only a ``TRUNCATE`` escapes those triggers: Django's flush between tests on
+  PostgreSQL, after which a process may keep words of the emptied index.)
+- Words are counted from three characters in names and four in bodies, as written (as
+  before); a folded word longer than ``LONGEST`` characters is no typo target and is not
+  stored.
 """
 
 import threading
-import time
+from collections import Counter
 from dataclasses import dataclass
 
-from django.db.models import Count, Max
+from django.db import connection
 from rapidfuzz import fuzz, process
 
-from .models import SearchDocument
+from .. import content_version
+from .models import SearchWord
 from .normalize import fold, words
 
 CUTOFF = 75
 BODY_CUTOFF = 85
+SHORTEST = {"names": 3, "body": 4}  # characters, as written
+LONGEST = 60  # folded characters
+BATCH = 1000
+
+
+class Changes:
+    """The word counts that a batch of index writes changes: documents that come (``add``)
+    and go (``remove``), applied with ``save()`` in the transaction of those writes,
+    after them (a writer takes the content version's lock first, then the words').
+
+    A document counts once for each spelling of a folded word it holds ("identität" and
+    "identitat": twice), the same way when it comes and when it goes, so a word's count
+    is 0 exactly when no document holds it. Per document only its distinct words are
+    gathered (C-level ``Counter.update``); folding and filtering happen once per distinct
+    word of the whole batch, in ``totals()``.
+    """
+
+    def __init__(self):
+        # (language, field) → word as written → documents (+ added, - removed)
+        self._added: dict[tuple[str, str], Counter] = {}
+        self._removed: dict[tuple[str, str], Counter] = {}
+
+    def add(self, language: str, names: str, body_text: str) -> None:
+        self._gather(self._added, language, names, body_text)
+
+    def remove(self, language: str, names: str, body_text: str) -> None:
+        self._gather(self._removed, language, names, body_text)
+
+    @staticmethod
+    def _gather(target: dict, language: str, names: str, body_text: str) -> None:
+        for field, text in (("names", names), ("body", body_text)):
+            counter = target.get((language, field))
+            if counter is None:
+                counter = target[(language, field)] = Counter()
+            counter.update(dict.fromkeys(words(text or "")).keys())  # distinct, in order
+
+    def totals(self) -> dict[tuple[str, str, str], tuple[int, str]]:
+        """(language, field, folded) → (change in documents, the word as first written)."""
+        out: dict[tuple[str, str, str], list] = {}
+        for sign, gathered in ((1, self._added), (-1, self._removed)):
+            for (language, field), counter in gathered.items():
+                shortest = SHORTEST[field]
+                for word, documents in counter.items():
+                    if len(word) < shortest:
+                        continue
+                    folded = fold(word)
+                    if not folded or len(folded) > LONGEST:
+                        continue
+                    key = (language, field, folded)
+                    found = out.get(key)
+                    if found is None:
+                        out[key] = [sign * documents, word]
+                    else:
+                        found[0] += sign * documents
+        return {key: (change, word) for key, (change, word) in out.items()}
+
+    def save(self) -> None:
+        rows = [(*key, word[:100], change) for key, (change, word) in self.totals().items() if change]
+        self._added.clear()
+        self._removed.clear()
+        if not rows:
+            return
+        table = connection.ops.quote_name(SearchWord._meta.db_table)
+        upsert = (
+            f"INSERT INTO {table} (language, field, folded, word, document_count) "  # noqa: S608
+            "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (language, field, folded) "
+            f"DO UPDATE SET document_count = {table}.document_count + excluded.document_count"
+        )
+        emptied = [(language, field, folded) for language, field, folded, _, change in rows if change < 0]
+        delete = (
+            f"DELETE FROM {table} WHERE language = %s AND field = %s AND folded = %s "  # noqa: S608
+            "AND document_count <= 0"
+        )
+        with connection.cursor() as cursor:
+            for start in range(0, len(rows), BATCH):
+                cursor.executemany(upsert, rows[start : start + BATCH])
+            for start in range(0, len(emptied), BATCH):
+                cursor.executemany(delete, emptied[start : start + BATCH])
+
+
+def counted(documents) -> dict[tuple[str, str, str], int]:
+    """What the table should hold for these (language, names, body_text) rows:
+    (language, field, folded) → count; for the migration, checks and tests."""
+    changes = Changes()
+    for language, names, body_text in documents:
+        changes.add(language, names, body_text)
+    return {key: change for key, (change, _) in changes.totals().items()}
+
+
+# -- reading -----------------------------------------------------------------------
 
 
 @dataclass
 class Vocabulary:
-    version: tuple
+    version: int
     words: dict[str, str]  # folded → as written (case-folded, with diacritics)
 
 
@@ -31,46 +162,32 @@ _cache: dict[tuple[str, str | None], Vocabulary] = {}
 _lock = threading.Lock()
 
 
-VERSION_SECONDS = 5  # how long a process trusts its idea of the index's version
-_versions: dict[str | None, tuple[float, tuple]] = {}
-
-
 def forget() -> None:
-    """The index changed in this process: re-read its version on the next correction."""
-    _versions.clear()
+    """Drop this process's vocabularies (the next correction reads the table)."""
+    with _lock:
+        _cache.clear()
 
 
-def _version(language: str | None) -> tuple:
-    """The index's version (row count, last id, last change), re-read every few seconds:
-    a new title becomes a correction target within that time."""
-    now = time.monotonic()
-    known = _versions.get(language)
-    if known is not None and now - known[0] < VERSION_SECONDS:
-        return known[1]
-    documents = SearchDocument.objects.all()
-    if language:
-        documents = documents.filter(language=language)
-    stats = documents.aggregate(count=Count("id"), last=Max("id"), changed=Max("updated_at"))
-    version = (stats["count"], stats["last"], stats["changed"])
-    _versions[language] = (now, version)
-    return version
-
-
-def vocabulary(language: str | None, field: str = "names", version: tuple | None = None) -> Vocabulary:
-    """The folded words of ``field`` ("names" or "body_text") in one language (or all)."""
-    version = version or _version(language)
+def vocabulary(language: str | None, field: str = "names", version: int | None = None) -> Vocabulary:
+    """The folded words of ``field`` ("names" or "body") in one language (or all)."""
+    if version is None:
+        version = content_version.current().token  # first: a newer table is re-read later
     cached = _cache.get((field, language))
     if cached is not None and cached.version == version:
         return cached
-    documents = SearchDocument.objects.all()
+    table = connection.ops.quote_name(SearchWord._meta.db_table)
+    where, params = "field = %s", [field]
     if language:
-        documents = documents.filter(language=language)
-    shortest = 3 if field == "names" else 4
-    found: dict[str, str] = {}
-    for (text,) in documents.values_list(field).iterator(chunk_size=5000):
-        for word in words(text):
-            if len(word) >= shortest:
-                found.setdefault(fold(word), word)
+        where, params = where + " AND language = %s", [*params, language]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT folded, word FROM {table} WHERE {where} ORDER BY id", params)  # noqa: S608
+        rows = cursor.fetchall()
+    if language:
+        found = dict(rows)  # one row per folded word
+    else:  # the same folded word in several languages: the first written
+        found = {}
+        for folded, word in rows:
+            found.setdefault(folded, word)
     built = Vocabulary(version, found)
     with _lock:
         _cache[(field, language)] = built
@@ -83,8 +200,8 @@ def correct(word: str, language: str | None) -> str | None:
     folded = fold(word)
     if len(folded) < 3:
         return None
-    version = _version(language)
-    for field, cutoff in (("names", CUTOFF), ("body_text", BODY_CUTOFF)):
+    version = content_version.current().token
+    for field, cutoff in (("names", CUTOFF), ("body", BODY_CUTOFF)):
         choices = vocabulary(language, field, version).words
         found = process.extractOne(folded, choices.keys(), scorer=fuzz.ratio, score_cutoff=cutoff)
         if found is not None and found[0] != folded:

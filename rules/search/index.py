@@ -5,19 +5,25 @@ Only published items are indexed. Saves and deletes reach the index through sign
 which sends no signals, so they call ``update_items`` with what they wrote. Either way
 there is no manual step; ``rebuild`` (``manage.py rebuild_search_index``) recreates
 the whole index from the items, e.g. after a raw SQL change.
+
+The typo vocabulary (``SearchWord``, see ``fuzzy``) changes with the documents, in the
+same transaction: every function here that writes or deletes documents adds or removes
+their words' counts. A game's deletion cascades to its documents in the database
+without passing through here, so a ``pre_delete`` on Game removes them first.
 """
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
 from django.db import transaction
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import post_delete, post_save, pre_delete
 
 from ..bulk import insert_rows
 from ..querysets import Status
 from ..references import WIKI_LINK
 from . import fuzzy
-from .models import SearchDocument, SearchName
+from .models import SearchDocument, SearchName, SearchWord
 from .normalize import name_key, terms
 
 BATCH = 500
@@ -71,15 +77,31 @@ def document_for(item_type: str, item) -> SearchDocument:
 
 
 FIELDS = ["game_id", "language", "slug", "number", "title", "names", "name_keys", "title_terms", "body_terms", "body_text", "updated_at"]
+WORD_FIELDS = ["language", "names", "body_text"]  # what the typo vocabulary is made of
 
 
-def update_items(item_type: str, ids: Iterable[int]) -> None:
+@contextmanager
+def _words(vocabulary: fuzzy.Changes | None = None) -> Iterator[fuzzy.Changes]:
+    """One transaction for documents and their words; the words' counts are written once
+    at the end (a word in many documents of a large import: one row written, not one per
+    batch), unless an enclosing call (``vocabulary``) writes them."""
+    if vocabulary is not None:
+        yield vocabulary
+        return
+    with transaction.atomic():
+        vocabulary = fuzzy.Changes()
+        yield vocabulary
+        vocabulary.save()
+
+
+def update_items(item_type: str, ids: Iterable[int], vocabulary: fuzzy.Changes | None = None) -> None:
     """Bring the index rows of these items up to date (published: upsert; else: delete)."""
     ids = list(ids)
     model = _models()[item_type]
-    for start in range(0, len(ids), BATCH):
-        chunk = ids[start : start + BATCH]
-        index_objects(item_type, model.objects.filter(pk__in=chunk), chunk)
+    with _words(vocabulary) as vocabulary:
+        for start in range(0, len(ids), BATCH):
+            chunk = ids[start : start + BATCH]
+            _index_chunk(item_type, list(model.objects.filter(pk__in=chunk)), set(chunk), vocabulary)
 
 
 def index_objects(item_type: str, items, ids: list[int] | None = None) -> None:
@@ -90,33 +112,42 @@ def index_objects(item_type: str, items, ids: list[int] | None = None) -> None:
     """
     items = list(items)
     ids = ids if ids is not None else [item.pk for item in items]
-    for start in range(0, len(ids), BATCH):
-        chunk = set(ids[start : start + BATCH])
-        documents = {
-            item.pk: document_for(item_type, item)
-            for item in items
-            if item.pk in chunk and item.status == Status.PUBLISHED
-        }
-        existing = {
-            doc.item_id: doc for doc in SearchDocument.objects.filter(item_type=item_type, item_id__in=chunk)
-        }
-        gone = [doc.pk for item_id, doc in existing.items() if item_id not in documents]
-        if gone:
-            SearchDocument.objects.filter(pk__in=gone).delete()
-        fuzzy.forget()
-        new, changed = [], []
-        for item_id, document in documents.items():
-            current = existing.get(item_id)
-            if current is None:
-                new.append(document)
-            elif any(getattr(current, field) != getattr(document, field) for field in FIELDS):
-                document.pk = current.pk
-                changed.append(document)
-        SearchDocument.objects.bulk_create(new, batch_size=BATCH)
-        if changed:
-            SearchDocument.objects.bulk_update(changed, FIELDS, batch_size=BATCH)
-            SearchName.objects.filter(document__in=[doc.pk for doc in changed]).delete()
-        insert_rows(SearchName, NAME_ROW_FIELDS, (row for doc in new + changed for row in name_rows(doc)))
+    with _words() as vocabulary:
+        for start in range(0, len(ids), BATCH):
+            _index_chunk(item_type, items, set(ids[start : start + BATCH]), vocabulary)
+
+
+def _index_chunk(item_type: str, items: list, chunk: set[int], vocabulary: fuzzy.Changes) -> None:
+    documents = {
+        item.pk: document_for(item_type, item)
+        for item in items
+        if item.pk in chunk and item.status == Status.PUBLISHED
+    }
+    existing = {
+        doc.item_id: doc for doc in SearchDocument.objects.filter(item_type=item_type, item_id__in=chunk)
+    }
+    gone = [doc for item_id, doc in existing.items() if item_id not in documents]
+    if gone:
+        SearchDocument.objects.filter(pk__in=[doc.pk for doc in gone]).delete()
+        for doc in gone:
+            vocabulary.remove(doc.language, doc.names, doc.body_text)
+    new, changed = [], []
+    for item_id, document in documents.items():
+        current = existing.get(item_id)
+        if current is None:
+            new.append(document)
+            vocabulary.add(document.language, document.names, document.body_text)
+        elif any(getattr(current, field) != getattr(document, field) for field in FIELDS):
+            document.pk = current.pk
+            changed.append(document)
+            if any(getattr(current, field) != getattr(document, field) for field in WORD_FIELDS):
+                vocabulary.remove(current.language, current.names, current.body_text)
+                vocabulary.add(document.language, document.names, document.body_text)
+    SearchDocument.objects.bulk_create(new, batch_size=BATCH)
+    if changed:
+        SearchDocument.objects.bulk_update(changed, FIELDS, batch_size=BATCH)
+        SearchName.objects.filter(document__in=[doc.pk for doc in changed]).delete()
+    insert_rows(SearchName, NAME_ROW_FIELDS, (row for doc in new + changed for row in name_rows(doc)))
 
 
 NAME_ROW_FIELDS = ["document_id", "key", "alias", "position", "language", "game_id"]
@@ -138,23 +169,37 @@ def name_rows(document: SearchDocument) -> list[tuple]:
 
 
 def remove_items(item_type: str, ids: Iterable[int]) -> None:
-    SearchDocument.objects.filter(item_type=item_type, item_id__in=list(ids)).delete()
-    fuzzy.forget()
+    ids = list(ids)
+    for start in range(0, len(ids), BATCH):
+        chunk = ids[start : start + BATCH]
+        remove_documents(SearchDocument.objects.filter(item_type=item_type, item_id__in=chunk))
+
+
+def remove_documents(documents) -> None:
+    """Delete these documents (a queryset) and their words' counts."""
+    with _words() as vocabulary:
+        rows = list(documents.values_list("pk", "language", "names", "body_text"))
+        for start in range(0, len(rows), BATCH):
+            batch = rows[start : start + BATCH]
+            SearchDocument.objects.filter(pk__in=[pk for pk, *_ in batch]).delete()
+            for _, language, names, body_text in batch:
+                vocabulary.remove(language, names, body_text)
 
 
 def rebuild() -> int:
     """Recreate the whole index from the published items; return how many rows it has."""
-    with transaction.atomic():
+    with _words() as vocabulary:
         SearchDocument.objects.all().delete()
+        SearchWord.objects.all().delete()  # counted again as the documents are written
         for item_type, model in _models().items():
             ids = model.objects.filter(status=Status.PUBLISHED).values_list("pk", flat=True).iterator()
             batch: list[int] = []
             for pk in ids:
                 batch.append(pk)
                 if len(batch) >= BATCH:
-                    update_items(item_type, batch)
+                    update_items(item_type, batch, vocabulary)
                     batch = []
-            update_items(item_type, batch)
+            update_items(item_type, batch, vocabulary)
     return SearchDocument.objects.count()
 
 
@@ -162,6 +207,9 @@ def connect_signals() -> None:
     for item_type, model in _models().items():
         post_save.connect(_saved(item_type), sender=model, weak=False, dispatch_uid=f"search-save-{item_type}")
         post_delete.connect(_deleted(item_type), sender=model, weak=False, dispatch_uid=f"search-delete-{item_type}")
+    from ..models import Game
+
+    pre_delete.connect(_game_deleted, sender=Game, weak=False, dispatch_uid="search-delete-game")
 
 
 def _saved(item_type: str):
@@ -170,6 +218,11 @@ def _saved(item_type: str):
             index_objects(item_type, [instance])  # the saved row itself: no reload
 
     return handler
+
+
+def _game_deleted(sender, instance, **kwargs):
+    """Its documents go by cascade, in the database: take their words with them first."""
+    remove_documents(SearchDocument.objects.filter(game_id=instance.pk))
 
 
 def _deleted(item_type: str):

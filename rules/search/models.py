@@ -2,8 +2,9 @@
 
 Rows are derived data, rebuilt from the items at any time
 (``manage.py rebuild_search_index``) and kept current on every save, import and delete
-(``rules.search.index``). On top of this table each database has its own full-text
-index, created by migration 0002 for that vendor only:
+(``rules.search.index``), as is the typo vocabulary, ``SearchWord``. On top of this
+table each database has its own full-text index, created by migration 0002 for that
+vendor only:
 
 * SQLite: an FTS5 table over ``title_terms`` and ``body_terms`` with ``content=`` this
   table, kept in step by triggers;
@@ -54,3 +55,21 @@ class SearchName(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["key"]), models.Index(fields=["language", "key"])]
+
+
+class SearchWord(models.Model):
+    """The typo vocabulary (``rules.search.fuzzy``): every word of the index's titles and
+    aliases ("names") and bodies ("body"), per language, folded, with its form as first
+    written and how many documents hold it. Kept at index time with the documents."""
+
+    language = models.CharField(max_length=8)
+    field = models.CharField(max_length=5)  # names | body
+    folded = models.CharField(max_length=100)
+    word = models.CharField(max_length=100)  # case-folded, diacritics kept
+    document_count = models.IntegerField()  # 0 or less: deleted (fuzzy.Changes.save)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["language", "field", "folded"], name="unique_search_word")]
+
+    def __str__(self) -> str:
+        return f"{self.language} {self.field}: {self.word} ({self.document_count})"
