@@ -313,10 +313,10 @@ def first_misspelt(content: Content, rng: random.Random) -> None:
     thing in a new process: what the first reader with a typo waits for."""
     from first_typo import child
 
-    from rules.search import models
+    from rules.search.models import SearchWord
 
-    for field in ("names", "body") if hasattr(models, "SearchWord") else ():  # not before it existed
-        sizes = {language: models.SearchWord.objects.filter(field=field, language=language).count() for language in LANGUAGES}
+    for field in ("names", "body"):
+        sizes = {language: SearchWord.objects.filter(field=field, language=language).count() for language in LANGUAGES}
         print(f"typo vocabulary, {field}: " + ", ".join(f"{language} {count:,}" for language, count in sizes.items()) + " words")
     print(f"\nfirst misspelt search in a fresh process (URLconf loaded first, as by a request); target < {FIRST_TYPO_TARGET_MS} ms:")
     worst = 0.0
