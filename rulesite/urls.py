@@ -35,3 +35,7 @@ urlpatterns += i18n_patterns(
     path("", include("rules.urls")),
     path("", include("faq.urls")),
 )
+
+# A failed request: a busy database gets a 503 "try again" page (JSON under /api/) that
+# gives back what a form sent; anything else the plain 500 page (rulesite/errors.py).
+handler500 = "rulesite.errors.server_error"

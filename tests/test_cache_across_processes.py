@@ -19,167 +19,36 @@ import os
 import queue
 import shutil
 import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 import uuid
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-PYTHON = sys.executable
-HOST = "localhost"  # one Host header for both servers, as behind one proxy: one shared key
-TIMEOUT = 10  # seconds for one HTTP request
-START_TIMEOUT = 30  # seconds for a server to answer its first request
-RUN_TIMEOUT = 180  # seconds for one management command or editor script
-
-
-# --- processes -------------------------------------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _stop(*processes: subprocess.Popen, sig: int = signal.SIGTERM) -> None:
-    """Signal them all, then wait for each (at most 10 s, then kill it)."""
-    for process in processes:
-        if process.poll() is None:
-            process.send_signal(sig)
-    for process in processes:
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-
-
-def _tail(path: Path, lines: int = 40) -> str:
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-    except OSError:
-        return ""
-
-
-def _base_environ(static_root: Path) -> dict[str, str]:
-    """A production process's environment: DEBUG off, base settings, no shared cache."""
-    dropped = {"DJANGO_ALLOW_ASYNC_UNSAFE", "DJANGO_CACHE_URL", "DATABASE_URL"}
-    env = {k: v for k, v in os.environ.items() if k not in dropped}
-    env.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "rulesite.settings.base",
-            "DJANGO_DEBUG": "0",
-            "DJANGO_SECRET_KEY": "test",
-            "DJANGO_SECURE_SSL_REDIRECT": "0",
-            "DJANGO_SECURE_COOKIES": "0",
-            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "DJANGO_STATIC_ROOT": str(static_root),
-        }
-    )
-    return env
-
-
-def _run(args: list[str], env: dict[str, str]) -> str:
-    result = subprocess.run(
-        args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT
-    )
-    assert result.returncode == 0, f"{args[:3]} failed:\n{result.stdout}\n{result.stderr}"
-    return result.stdout
-
-
-# --- the shared database ---------------------------------------------------------------
-
-
-class SharedDatabase:
-    """A database every process of the test opens by URL."""
-
-    def __init__(self, vendor: str, url: str):
-        self.vendor, self.url = vendor, url
-
-    def execute(self, statements: list[tuple[str, tuple]]) -> list:
-        """Run statements in one transaction (outside Django); the last one's rows."""
-        rows: list = []
-        if self.vendor == "sqlite":
-            import sqlite3
-
-            connection = sqlite3.connect(self.url.removeprefix("sqlite:///"), isolation_level=None)
-            try:
-                connection.execute("BEGIN IMMEDIATE")
-                for sql, params in statements:
-                    rows = connection.execute(sql, params).fetchall()
-                connection.execute("COMMIT")
-            finally:
-                connection.close()
-        else:
-            import psycopg
-
-            with psycopg.connect(self.url, connect_timeout=TIMEOUT) as connection:
-                for sql, params in statements:
-                    cursor = connection.execute(sql.replace("?", "%s"), params)
-                    rows = cursor.fetchall() if cursor.description else []
-        return rows
-
-
-def _postgres_database(admin_url: str):
-    """A fresh database beside DATABASE_URL's (CI's role is a superuser), and its drop."""
-    import psycopg
-
-    name = f"rulesite_xproc_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(admin_url, autocommit=True, connect_timeout=TIMEOUT) as connection:
-        connection.execute(f'CREATE DATABASE "{name}"')
-
-    def drop():
-        with psycopg.connect(admin_url, autocommit=True, connect_timeout=TIMEOUT) as connection:
-            connection.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                "WHERE datname = %s AND pid <> pg_backend_pid()",
-                (name,),
-            )
-            connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
-
-    parts = urllib.parse.urlsplit(admin_url)
-    return urllib.parse.urlunsplit(parts._replace(path="/" + name)), drop
+from tests.processes import (
+    PYTHON,
+    ROOT,
+    RUN_TIMEOUT,
+    START_TIMEOUT,
+    TIMEOUT,
+    Response,
+    Server,
+    SharedDatabase,
+    free_port,
+    start_gunicorn,
+    stop,
+    tail,
+    throwaway_database,
+)
 
 
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory):
     """The migrated throwaway database and collected static files, for the whole module."""
-    from django.db import connection  # only its vendor: no query from this process
-
-    directory = tmp_path_factory.mktemp("xproc")
-    static_root = directory / "static"
-    drop = None
-    if connection.vendor == "sqlite":
-        url = f"sqlite:///{directory / 'shared.sqlite3'}"
-    elif connection.vendor == "postgresql":
-        url, drop = _postgres_database(os.environ["DATABASE_URL"])
-    else:
-        pytest.skip(f"no throwaway database for {connection.vendor}")
-    try:
-        env = {**_base_environ(static_root), "DATABASE_URL": url}
-        # The pages need the static manifest (DEBUG off); collect while migrating.
-        collect = subprocess.Popen(
-            [PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        )
-        try:
-            _run([PYTHON, "manage.py", "migrate", "--noinput", "-v0"], env)
-            _out, err = collect.communicate(timeout=RUN_TIMEOUT)
-            assert collect.returncode == 0, f"collectstatic failed:\n{err.decode()}"
-        finally:
-            _stop(collect)
-        yield SharedDatabase(connection.vendor, url), env
-    finally:
-        if drop is not None:
-            drop()
+    with throwaway_database(tmp_path_factory.mktemp("xproc")) as database:
+        yield database
 
 
 # --- the cache -------------------------------------------------------------------------
@@ -208,7 +77,7 @@ def cache(request, tmp_path):
     executable = _redis_or_skip()
     import redis
 
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "redis.log"
     with open(log, "wb") as output:
         server = subprocess.Popen(
@@ -225,57 +94,15 @@ def cache(request, tmp_path):
                 break
             except redis.ConnectionError:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail("redis-server did not start:\n" + _tail(log))
+                    pytest.fail("redis-server did not start:\n" + tail(log))
                 time.sleep(0.05)
         yield f"redis://127.0.0.1:{port}/0", client
     finally:
         client.close()
-        _stop(server)
+        stop(server)
 
 
 # --- the servers -----------------------------------------------------------------------
-
-
-class NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None  # a redirect is an answer to look at, not to follow
-
-
-# No proxy from the environment: every request goes to 127.0.0.1 itself.
-OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}), NoRedirects())
-
-
-class Response:
-    def __init__(self, status: int, headers, body: bytes):
-        self.status, self.headers, self.body = status, headers, body
-        self.text = body.decode("utf-8", errors="replace")
-
-
-class Server:
-    def __init__(self, name: str, port: int, process: subprocess.Popen, log: Path):
-        self.name, self.port, self.process, self.log = name, port, process, log
-        self.base = f"http://127.0.0.1:{port}"
-
-    def get(self, path: str, **headers: str) -> Response:
-        request = urllib.request.Request(self.base + path, headers={"Host": HOST, **headers})
-        try:
-            with OPENER.open(request, timeout=TIMEOUT) as response:
-                return Response(response.status, response.headers, response.read())
-        except urllib.error.HTTPError as error:  # 3xx (not followed), 304, 4xx, 5xx
-            with error:
-                return Response(error.code, error.headers, error.read())
-
-    def wait_until_up(self, deadline: float) -> None:
-        while True:
-            try:
-                with OPENER.open(self.base + "/robots.txt", timeout=TIMEOUT):
-                    return
-            except urllib.error.HTTPError:
-                return  # it answers
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"gunicorn {self.name} did not start:\n" + _tail(self.log))
-                time.sleep(0.05)
 
 
 @pytest.fixture
@@ -287,21 +114,13 @@ def servers(shared, cache, tmp_path):
     started: list[Server] = []
     try:
         for name in ("A", "B"):
-            port, log = _free_port(), tmp_path / f"gunicorn-{name}.log"
-            with open(log, "wb") as output:
-                process = subprocess.Popen(
-                    [PYTHON, "-m", "gunicorn", "rulesite.wsgi:application",
-                     "--bind", f"127.0.0.1:{port}", "--workers", "1", "--worker-class", "sync",
-                     "--timeout", "30", "--graceful-timeout", "5", "--no-control-socket"],
-                    cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
-                )
-            started.append(Server(name, port, process, log))
+            started.append(start_gunicorn(name, env, tmp_path / f"gunicorn-{name}.log"))
         deadline = time.monotonic() + START_TIMEOUT
         for server in started:
             server.wait_until_up(deadline)
         yield started
     finally:
-        _stop(*(server.process for server in started), sig=signal.SIGINT)  # a quick shutdown
+        stop(*(server.process for server in started), sig=signal.SIGINT)  # a quick shutdown
 
 
 # --- the third process: content and edits --------------------------------------------
@@ -364,7 +183,7 @@ class Editor:
         except queue.Empty:
             line = None
         if line is None:
-            pytest.fail("the editor process gave no answer:\n" + _tail(self.log))
+            pytest.fail("the editor process gave no answer:\n" + tail(self.log))
         return line
 
     def __call__(self, command: str, *args) -> dict:
@@ -382,7 +201,7 @@ def editor(shared, tmp_path):
     finally:
         if process.process.stdin:
             process.process.stdin.close()
-        _stop(process.process)
+        stop(process.process)
 
 
 def hidden_write(db: SharedDatabase, entry_id: int, title: str, body_html: str) -> None:

@@ -140,6 +140,25 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # SQLite, the embedded default, with more than one writer at a time (an import
+    # while a moderator saves, two gunicorn workers): writers must queue, not fail.
+    # - WAL: readers never wait for a writer, and a writer never waits for readers.
+    # - IMMEDIATE transactions: a transaction takes the write lock when it begins, so
+    #   two transactions that read and then write cannot deadlock (a DEFERRED one that
+    #   upgrades its read lock gets "database is locked" at once, whatever the timeout).
+    # - timeout: how long a writer waits for the lock (Python's sqlite3 busy handler)
+    #   before giving up with "database is locked", which then gets the busy page
+    #   (rulesite/errors.py) or a CommandError, never a traceback.
+    # - synchronous=NORMAL is the documented durable-enough setting for WAL (a power
+    #   cut may lose the last commits, never corrupt the file).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "timeout": float(os.environ.get("DJANGO_SQLITE_TIMEOUT", "30")),
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+        }
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 _cache_url = os.environ.get("DJANGO_CACHE_URL", "")

@@ -15,6 +15,9 @@ from dataclasses import asdict
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import OperationalError
+
+from rules.database import is_database_busy
 
 from rules.importing import ImportOptions, ImportRulesError, import_document
 from rules.importing.pipeline import SourceInfo
@@ -78,6 +81,15 @@ class Command(BaseCommand):
             report = import_document(data, import_options, filename=None if path == "-" else Path(path).name)
         except ImportRulesError as error:
             raise CommandError(f"{name}: {error}") from error
+        except OperationalError as error:
+            if not is_database_busy(error):
+                raise
+            # Another writer held the database for the whole busy timeout; the
+            # transaction was rolled back, so nothing of this document was written.
+            raise CommandError(
+                f"{name}: the database stayed busy with other writes ({error}); nothing was "
+                "imported. Run the import again."
+            ) from error
         if options["format"] == "json":
             self.stdout.write(json.dumps(report_as_json(report), ensure_ascii=False, indent=2))
             return
