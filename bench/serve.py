@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/serve.py [--entries 619] [--duration 10] [--warmup 2]
         [--database-url URL] [--also-cache-url redis://127.0.0.1:6379/0]
-        [--only static,entry,game,api-list,api-search] [--keep]
+        [--only static,entry,game,api-list,api-search] [--keep] [--encoding gzip|identity]
 
 Builds a fresh database (a SQLite file in a temporary directory, or the empty database
 at --database-url, e.g. PostgreSQL): migrations, the demo content (``load_demo``), and a
@@ -26,6 +26,11 @@ ones from the latencies) loads, one after the other:
     api-search  /api/v1/search/?q=<a word of a generated title>
 
 and the static file once more at the end.
+
+Every request says ``Accept-Encoding: gzip``, as browsers, ``requests`` and ``curl
+--compressed`` do: WhiteNoise then sends the static file's precompressed copy, and the
+site its responses compressed (once per cached response, rulesite/compression.py).
+``--encoding identity`` asks for plain bytes everywhere instead.
 
 What wrk's numbers mean: req/s is completed responses per second over the run; p50 and
 p99 are the latencies half and 99 % of the requests stayed under (wrk's --latency
@@ -188,6 +193,13 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--only", help=f"comma-separated pages to load, of: {','.join(PAGES)}")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    parser.add_argument(
+        "--encoding",
+        choices=["gzip", "identity"],
+        default="gzip",
+        help="gzip (default): wrk sends Accept-Encoding: gzip, as browsers and HTTP libraries "
+        "do, for every URL, the static file included; identity: it asks for plain bytes",
+    )
     args = parser.parse_args()
     args.pages = PAGES
     if args.only:
@@ -410,15 +422,15 @@ def load_server(
     with serving(gunicorn, env, log) as base_url:
         for name in pages:
             url = base_url + site.paths["static" if name == STATIC_AGAIN else name]
-            status = first_status(url)
-            run_wrk(url, args.warmup)
-            measured = run_wrk(url, args.duration)
+            status, size = first_status(url, args.encoding)
+            run_wrk(url, args.warmup, args.encoding)
+            measured = run_wrk(url, args.duration, args.encoding)
             measured.first_status = status
             measurements[name] = measured
             print(
                 f"  {name:<12} {measured.requests_per_second:9.1f} req/s  "
                 f"p50 {measured.p50_ms:7.1f} ms  p99 {measured.p99_ms:7.1f} ms  "
-                f"status {status}"
+                f"status {status}  {size:>7} bytes"
             )
     print(f"  load average after: {load_average()}")
     if any(m.non_2xx or m.first_status != 200 for m in measurements.values()):
@@ -505,16 +517,18 @@ def tail(path: Path, lines: int = 20) -> str:
     return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
 
 
-def first_status(url: str) -> int | str:
-    """One request's status, redirects not followed (wrk would count a 3xx as fine)."""
+def first_status(url: str, encoding: str) -> tuple[int | str, int]:
+    """One request's status and body size as sent, redirects not followed (wrk would
+    count a 3xx as fine)."""
     address = url.removeprefix("http://")
     host, _, path = address.partition("/")
     connection = http.client.HTTPConnection(host, timeout=60)
     try:
-        connection.request("GET", "/" + path)
-        return connection.getresponse().status
+        connection.request("GET", "/" + path, headers={"Accept-Encoding": encoding})
+        response = connection.getresponse()
+        return response.status, len(response.read())
     except OSError as error:
-        return f"error: {error}"
+        return f"error: {error}", 0
     finally:
         connection.close()
 
@@ -524,9 +538,10 @@ def first_status(url: str) -> int | str:
 UNIT_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0, "h": 3_600_000.0}
 
 
-def run_wrk(url: str, seconds: int) -> Measurement:
+def run_wrk(url: str, seconds: int, encoding: str) -> Measurement:
     command = [
         "wrk",
+        *(["-H", "Accept-Encoding: gzip"] if encoding == "gzip" else []),
         "-t1",
         f"-c{CONNECTIONS}",
         f"-d{seconds}s",

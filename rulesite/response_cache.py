@@ -19,6 +19,9 @@ What is never cached, and why:
 - So nothing a draft contains can enter the cache: anonymous requests only ever see
   ``published()`` content, and everything else passes by.
 
+Clients that accept gzip get the response compressed, once, when it is rendered
+(``rulesite.compression``, just inside this middleware): the key holds the encoding.
+
 Validators: every public 200 carries ``Last-Modified`` (when public content last
 changed) and an ``ETag`` (a hash of the body, so a JSON response whose linked entries
 changed gets a new one); ``ConditionalGetMiddleware``, just outside this one, answers
@@ -42,6 +45,8 @@ from django.utils.cache import has_vary_header, patch_cache_control, set_respons
 from django.utils.http import http_date
 
 from rules import content_version
+
+from .compression import accepts_gzip
 
 CACHEABLE_METHODS = ("GET", "HEAD")
 
@@ -103,9 +108,11 @@ class PublicResponseCacheMiddleware:
         # cookie) for the unprefixed paths, as LocaleMiddleware chose it just before.
         # The kind: the API answers browsers (Accept: text/html) with its HTML view.
         kind = "html" if "text/html" in request.META.get("HTTP_ACCEPT", "") else "any"
+        # The encoding: gzip for clients that take it (rulesite/compression.py).
+        encoding = "gzip" if accepts_gzip(request) else "identity"
         where = f"{request.scheme}://{request.get_host()}{request.get_full_path()}"
         digest = hashlib.blake2b(where.encode(), digest_size=16).hexdigest()
-        return f"response:{version.token}:{translation.get_language()}:{kind}:{digest}"
+        return f"response:{version.token}:{translation.get_language()}:{kind}:{encoding}:{digest}"
 
     @staticmethod
     def is_public(response) -> bool:

@@ -201,3 +201,47 @@ def test_erratum_rows_written_by_raw_sql_change_the_version(world):
     with connection.cursor() as cursor:
         cursor.execute(f"UPDATE {Erratum._meta.db_table} SET title = %s", ["Raw"])
     assert content_version.current().token != version.token
+
+
+def test_clients_that_take_gzip_get_it_compressed_once_with_its_own_validator(client, world):
+    import gzip
+
+    for url in urls(world):
+        plain = client.get(url)
+        packed, _ = queries(client, url, **{"Accept-Encoding": "gzip, deflate, br"})
+        again, count = queries(client, url, **{"Accept-Encoding": "gzip"})
+        assert plain.status_code == packed.status_code == 200, url
+        assert "Content-Encoding" not in plain, url
+        if len(plain.content) < 200:  # too short to be worth it (robots.txt-sized)
+            continue
+        assert packed["Content-Encoding"] == "gzip", url
+        assert "Accept-Encoding" in packed["Vary"], url
+        assert gzip.decompress(packed.content) == plain.content, url
+        assert len(packed.content) < len(plain.content), url
+        # The compressed bytes come from the cache as they were stored.
+        assert count == 1 and again.content == packed.content, url
+        # Each encoding has its own ETag, and each revalidates.
+        assert packed["ETag"] != plain["ETag"], url
+        revalidated = client.get(url, headers={"Accept-Encoding": "gzip", "If-None-Match": packed["ETag"]})
+        assert revalidated.status_code == 304, url
+
+
+def test_gzip_is_the_same_bytes_with_caching_off(client, world):
+    url = "/api/v1/entries/?page_size=50"
+    with override_settings(CACHES=DUMMY_CACHE):
+        from django.test import Client
+
+        uncached = Client()
+        first = uncached.get(url, headers={"Accept-Encoding": "gzip"})
+        second, count = queries(uncached, url, **{"Accept-Encoding": "gzip"})
+    assert count > 1  # rendered again, not cached
+    assert first["Content-Encoding"] == "gzip"
+    assert first.content == second.content and first["ETag"] == second["ETag"]
+
+
+def test_the_admin_and_moderators_never_get_compressed_responses(admin_client, world):
+    # Responses that carry a CSRF token or session data are never compressed (BREACH).
+    for url in ("/admin/", world["fight"].get_absolute_url()):
+        response = admin_client.get(url, headers={"Accept-Encoding": "gzip"})
+        assert response.status_code == 200, url
+        assert "Content-Encoding" not in response, url

@@ -96,6 +96,9 @@ MIDDLEWARE = [
     # ConditionalGetMiddleware, which answers 304 for cached responses too; outside
     # everything a cached response need not run again (CSRF, auth, messages).
     "rulesite.response_cache.PublicResponseCacheMiddleware",
+    # gzip inside the cache: a cached response is compressed once, when rendered
+    # (rulesite/compression.py; never the admin or a request with a session).
+    "rulesite.compression.PublicGZipMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
