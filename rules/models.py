@@ -223,7 +223,16 @@ class Entry(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "language", "slug"], name="unique_entry_slug"),
         ]
-        indexes = [models.Index(fields=["game", "language", "status"])]
+        indexes = [
+            models.Index(fields=["game", "language", "status"]),
+            # The API's entry list, in its order, published entries only: a page is an
+            # index range scan, not a sort of every entry (EXPLAIN in README, "Speed").
+            models.Index(
+                fields=["game", "language", "order", "title", "id"],
+                condition=models.Q(status="published"),
+                name="entry_published_in_order",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.number}. {self.title}" if self.number and not self.title.endswith(self.number) else self.title
