@@ -9,6 +9,7 @@ these needs no ``db`` fixture: the test process itself never touches Django's da
 """
 
 import contextlib
+import http.cookiejar
 import os
 import signal
 import socket
@@ -23,6 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.admin.forms import _FormFields
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -230,3 +233,56 @@ def start_gunicorn(name: str, env: dict[str, str], log: Path, workers: int = 1) 
             cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
         )
     return Server(name, port, process, log)
+
+
+# --- a moderator over HTTP ------------------------------------------------------------
+
+
+class AdminSession:
+    """A moderator's browser, reduced to cookies, forms and redirects over real HTTP."""
+
+    def __init__(self, base: str):
+        self.base = base
+        jar = http.cookiejar.CookieJar()
+
+        class NoRedirects(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args, **kwargs):
+                return None
+
+        self.opener = urllib.request.build_opener(
+            urllib.request.ProxyHandler({}), urllib.request.HTTPCookieProcessor(jar), NoRedirects()
+        )
+
+    def request(self, path: str, data: list[tuple[str, str]] | None = None) -> tuple[int, str, dict]:
+        body = urllib.parse.urlencode(data).encode() if data is not None else None
+        request = urllib.request.Request(
+            self.base + path, data=body, headers={"Referer": self.base + path}
+        )
+        try:
+            with self.opener.open(request, timeout=RUN_TIMEOUT) as response:
+                return response.status, response.read().decode(), dict(response.headers)
+        except urllib.error.HTTPError as error:
+            with error:
+                return error.code, error.read().decode(errors="replace"), dict(error.headers)
+
+    def form(self, path: str) -> list[tuple[str, str]]:
+        status, html, _headers = self.request(path)
+        assert status == 200, (path, status, html[:500])
+        parser = _FormFields(None)
+        parser.feed(html)
+        return parser.pairs
+
+    def log_in(self, username: str = "editor", password: str = "a long pass phrase") -> None:
+        fields = dict(self.form("/admin/login/"))
+        status, html, _ = self.request(
+            "/admin/login/?next=/admin/",
+            [("csrfmiddlewaretoken", fields["csrfmiddlewaretoken"]), ("username", username),
+             ("password", password), ("next", "/admin/")],
+        )
+        assert status == 302, (status, html[:1000])
+
+    def save_entry(self, entry_id: int, body: str) -> tuple[int, str]:
+        path = f"/admin/rules/entry/{entry_id}/change/"
+        fields = [(name, body if name == "body" else value) for name, value in self.form(path)]
+        status, html, _ = self.request(path, [*fields, ("_save", "Save")])
+        return status, html

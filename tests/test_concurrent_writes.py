@@ -16,25 +16,23 @@ given back) or a CommandError: the last two tests hold the database's write lock
 outside and check exactly that.
 """
 
-import http.cookiejar
 import re
 import sqlite3
 import subprocess
 import threading
 import time
 import urllib.error
-import urllib.parse
 import urllib.request
 
 import pytest
 
-from tests.admin.forms import _FormFields
 from tests.processes import (
     PYTHON,
     ROOT,
     RUN_TIMEOUT,
     START_TIMEOUT,
     TIMEOUT,
+    AdminSession,
     run_command,
     start_gunicorn,
     stop,
@@ -75,56 +73,6 @@ def glossary(prefix: str, count: int) -> str:
             f"See also: {prefix} Term {(n + 1) % count:04d}\n"
         )
     return "\n".join(blocks)
-
-
-class AdminSession:
-    """A moderator's browser, reduced to cookies, forms and redirects over real HTTP."""
-
-    def __init__(self, base: str):
-        self.base = base
-        jar = http.cookiejar.CookieJar()
-
-        class NoRedirects(urllib.request.HTTPRedirectHandler):
-            def redirect_request(self, *args, **kwargs):
-                return None
-
-        self.opener = urllib.request.build_opener(
-            urllib.request.ProxyHandler({}), urllib.request.HTTPCookieProcessor(jar), NoRedirects()
-        )
-
-    def request(self, path: str, data: list[tuple[str, str]] | None = None) -> tuple[int, str, dict]:
-        body = urllib.parse.urlencode(data).encode() if data is not None else None
-        request = urllib.request.Request(
-            self.base + path, data=body, headers={"Referer": self.base + path}
-        )
-        try:
-            with self.opener.open(request, timeout=RUN_TIMEOUT) as response:
-                return response.status, response.read().decode(), dict(response.headers)
-        except urllib.error.HTTPError as error:
-            with error:
-                return error.code, error.read().decode(errors="replace"), dict(error.headers)
-
-    def form(self, path: str) -> list[tuple[str, str]]:
-        status, html, _headers = self.request(path)
-        assert status == 200, (path, status, html[:500])
-        parser = _FormFields(None)
-        parser.feed(html)
-        return parser.pairs
-
-    def log_in(self) -> None:
-        fields = dict(self.form("/admin/login/"))
-        status, html, _ = self.request(
-            "/admin/login/?next=/admin/",
-            [("csrfmiddlewaretoken", fields["csrfmiddlewaretoken"]), ("username", "editor"),
-             ("password", "a long pass phrase"), ("next", "/admin/")],
-        )
-        assert status == 302, (status, html[:1000])
-
-    def save_entry(self, entry_id: int, body: str) -> tuple[int, str]:
-        path = f"/admin/rules/entry/{entry_id}/change/"
-        fields = [(name, body if name == "body" else value) for name, value in self.form(path)]
-        status, html, _ = self.request(path, [*fields, ("_save", "Save")])
-        return status, html
 
 
 @pytest.fixture(scope="module")
