@@ -143,7 +143,9 @@ def import_document(data: bytes | str, options: ImportOptions, filename: str | N
     if document.format == "json":
         from .canonical import import_canonical
 
-        return import_canonical(document.text, options)
+        report = import_canonical(document.text, options)
+        report.repairs[:0] = document.repairs
+        return report
     if options.language not in CONTENT_LANGUAGE_CODES:
         raise ImportRulesError(
             f"say which language the document is in (one of {', '.join(CONTENT_LANGUAGE_CODES)})"
@@ -156,7 +158,7 @@ def import_document(data: bytes | str, options: ImportOptions, filename: str | N
     report = ImportReport(
         parsed.detected_kind,
         parsed.items,
-        repairs=parsed.repairs,
+        repairs=[*document.repairs, *parsed.repairs],
         warnings=parsed.warnings,
         dry_run=options.dry_run,
         input_format=document.format,
