@@ -568,7 +568,7 @@ def _undo_mojibake(text: str, repairs: list[Repair]) -> str:
 # --- normalisation -------------------------------------------------------------------
 
 LINE_BREAKS = re.compile("\r\n|[\r\v\u2028\u2029]")
-DROPPED_CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+DROPPED_CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f\ud800-\udfff]")  # and lone surrogates (a PDF may hold them)
 
 
 def normalise(text: str) -> str:

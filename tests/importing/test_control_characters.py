@@ -144,3 +144,10 @@ class TestPlainText:
             ImportOptions(game="g", game_name="G", language="de", kind="glossary"),
         )
         assert Entry.objects.get().body.startswith("Ein Angriff ist eine Aktion.")
+
+
+def test_normalised_text_holds_no_lone_surrogate():
+    # A PDF's text layer can hold one; no database driver could send it.
+    from rules.importing.reading import normalise
+
+    assert normalise("Kar\ud83dte\x07n") == "Karten"
