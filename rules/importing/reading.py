@@ -30,8 +30,7 @@ validity. ISO-8859-2 decodes every byte. Windows-1252 and Windows-1250 decode ne
 every byte. The same Polish bytes give "Świątynia" in Windows-1250, "\\x8cwištynia" in
 ISO-8859-2 and "Œwi¹tynia" in Windows-1252: all of them "valid", only one of them right.
 Windows-1250 and ISO-8859-2 differ in exactly the letters ą ś ź Ą Ś Ź. So the candidates
-(Windows-1250, Windows-1252, ISO-8859-2, plus "UTF-8 with a few bad bytes" for mixed
-files) are judged by what a reader would judge by. Which decoding turns the most words
+(Windows-1250, Windows-1252, ISO-8859-2) are judged by what a reader would judge by. Which decoding turns the most words
 into real, common words of the document's language (``vocabulary.zipf``)? Each word
 scores its Zipf frequency, not just a yes or no, because wordfreq's lists contain
 frequent mojibake as well ("siê" for "się"), though much rarer than the real word. A
@@ -55,7 +54,8 @@ valid UTF-8 is read in the legacy encoding, or with its valid UTF-8 runs kept as
 when that makes more real words (a line that mixes both). When a document has lines of
 both kinds, every line read in the minority encoding is reported as a repair with its
 line number, what a single encoding would have made of it and what it became, so a
-moderator can check it. A file with no UTF-8 line is a legacy file: nothing to report.
+moderator can check it. A file with no UTF-8 line is a legacy file: nothing to report
+(and one with no UTF-8 byte sequence at all is decoded at once, not line by line).
 
 Every line must decode cleanly, with no C1 control and no replacement character.
 Otherwise the error names the first line with a byte no candidate can read. Guessing
