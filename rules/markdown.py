@@ -3,14 +3,28 @@
 Python-Markdown parses; nh3 (the Rust ammonia sanitizer) then keeps only the tags and
 attributes a rules text needs, so no script, event handler or ``javascript:`` URL from
 content can ever reach a reader.
+
+Raw HTML in a text may use the allowed tags (``<sup>``, ``<del>``, ``<br>`` …). Any other
+markup written in a text is shown as text, never parsed: "Use <style> carefully." reads
+exactly so. Otherwise an HTML parser would take it as markup, and the raw-text and RCDATA
+elements (``<style>``, ``<script>``, ``<template>``, ``<title>``, ``<textarea>``,
+``<iframe>``, ``<noscript>``, ``<xmp>``, ``<plaintext>``, ``<noembed>``, ``<noframes>``,
+comments …) swallow everything after them: nh3 drops a style's or script's content with
+it, and turns the rest into literal ``&lt;/p&gt;``. So before nh3 sees the HTML, each
+``<`` of the raw HTML Python-Markdown passed through that does not open or close an
+allowed tag is escaped (``_EscapeOtherMarkup``). Code spans and blocks are escaped by
+Python-Markdown itself and are not touched; nh3 still sanitises everything after.
 """
 
+import re
 from collections.abc import Callable
 from xml.etree import ElementTree
 
 import markdown
 import nh3
 from markdown.inlinepatterns import InlineProcessor
+from markdown.postprocessors import RawHtmlPostprocessor
+from markdown.preprocessors import Preprocessor
 from django.utils.safestring import SafeString, mark_safe
 
 from .references import WIKI_LINK
@@ -28,6 +42,15 @@ ALLOWED_ATTRIBUTES = {
     "td": {"align"},
 }
 URL_SCHEMES = {"http", "https", "mailto"}
+# A "<" in raw HTML that does not start an allowed tag: "<style", "</script", "<!--" ...
+_ALLOWED = "|".join(sorted(ALLOWED_TAGS, key=len, reverse=True))
+OTHER_MARKUP = re.compile(rf"<(?!/?(?:{_ALLOWED})(?=[\s/>]))", re.IGNORECASE)
+# The same at a line's start (up to three spaces in; four would be code), where it could
+# open a raw HTML block: a tag ("<name" then a space, "/" or ">"), an end tag, a comment,
+# a declaration or a processing instruction; not an autolink ("<https://…>", "<a@b.org>").
+OTHER_BLOCK_MARKUP = re.compile(
+    rf"^( {{0,3}})<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/|!|\?)(?!/?(?:{_ALLOWED})(?=[\s/>]|$))", re.IGNORECASE
+)
 
 # A resolver takes a label as written and returns the linked entry's URL, or None.
 LinkResolver = Callable[[str], str | None]
@@ -60,9 +83,35 @@ class _WikiLinkExtension(markdown.Extension):
         md.inlinePatterns.register(_WikiLinkProcessor(WIKI_LINK.pattern, self.resolve), "wikilink", 175)
 
 
+class _EscapeOtherMarkup(RawHtmlPostprocessor):
+    """Puts the raw HTML Python-Markdown set aside back with every tag that is not
+    allowed (and every comment or declaration) escaped, so it shows as text."""
+
+    def stash_to_string(self, text) -> str:
+        return OTHER_MARKUP.sub("&lt;", str(text))
+
+
+class _EscapeOtherBlockMarkup(Preprocessor):
+    """A line that starts with other markup would open a raw HTML block, which
+    Python-Markdown leaves unformatted up to its end (for ``<script>``, the whole rest of
+    the text): escape it first, so the lines after it are Markdown as usual. Only a line's
+    start: there, without fenced code, "<" can never be inside code."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        return [OTHER_BLOCK_MARKUP.sub(r"\1&lt;", line) for line in lines]
+
+
+class _RawHtmlAsTextExtension(markdown.Extension):
+    def extendMarkdown(self, md):  # noqa: N802 - Python-Markdown's API
+        md.preprocessors.register(_EscapeOtherBlockMarkup(md), "escape_other_block_markup", 25)  # before html_block (20)
+        md.postprocessors.register(_EscapeOtherMarkup(md), "raw_html", 30)  # replaces the default
+
+
 def render_markdown(text: str, resolve: LinkResolver | None = None) -> SafeString:
     """Render Markdown and sanitise the result; ``[[Term]]`` links use ``resolve``."""
-    md = markdown.Markdown(extensions=["sane_lists", "tables", _WikiLinkExtension(resolve)])
+    md = markdown.Markdown(
+        extensions=["sane_lists", "tables", _WikiLinkExtension(resolve), _RawHtmlAsTextExtension()]
+    )
     html = md.convert(text or "")
     clean = nh3.clean(
         html,

@@ -48,3 +48,25 @@ def normalize_text_fields(obj, names) -> None:
     """Apply ``normalize_newlines`` to the named text fields of ``obj``."""
     for name in names:
         setattr(obj, name, normalize_newlines(getattr(obj, name)))
+
+
+# Characters no text of ours holds and some layer refuses: NUL (PostgreSQL's text and
+# jsonb cannot store it), the other C0 controls but tab, line feed and carriage return
+# (XML 1.0, so the Atom feeds, cannot carry them; they are invisible on a page), and
+# lone surrogates (not encodable as UTF-8, so no database driver can send them).
+UNSTORABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")
+
+
+def unstorable_character(text: str) -> tuple[int, str] | None:
+    """(offset, description) of the first character ``UNSTORABLE`` matches, or None."""
+    match = UNSTORABLE.search(text) if isinstance(text, str) else None
+    if match is None:
+        return None
+    char = match.group()
+    if char == "\x00":
+        what = "a NUL character (U+0000)"
+    elif char < " ":
+        what = f"a control character (U+{ord(char):04X})"
+    else:
+        what = f"a lone surrogate (U+{ord(char):04X}), which is not a character"
+    return match.start(), what

@@ -9,7 +9,10 @@ Entry, Erratum and Question add ``preview.MarkdownPreviewAdmin``; Entry adds
 ``translations.TranslationsAdmin``.
 """
 
+from django import forms
 from simple_history.admin import SimpleHistoryAdmin
+
+from ..validators import ProhibitUnstorableCharactersValidator
 
 from .conflicts import EditConflictAdmin
 from .history import ReadableHistoryAdmin
@@ -18,3 +21,11 @@ from .scoping import GameScopedAdmin
 
 class ModeratedAdmin(GameScopedAdmin, EditConflictAdmin, ReadableHistoryAdmin, SimpleHistoryAdmin):
     change_form_template = "admin/moderated/change_form.html"
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        """Every text field (JSON ones included) refuses NUL and control characters with
+        a form error: PostgreSQL would refuse NUL with a server error, feeds the rest."""
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if isinstance(field, forms.CharField):  # forms.JSONField is one too
+            field.validators.append(ProhibitUnstorableCharactersValidator())
+        return field

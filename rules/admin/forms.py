@@ -7,6 +7,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ..models import Entry
 from ..text import normalize_label
+from ..validators import ProhibitUnstorableCharactersValidator
 
 MAX_LABEL_LENGTH = 300  # CrossReference.label's column
 
@@ -20,6 +21,7 @@ class LabelListField(forms.Field):
     """
 
     widget = forms.Textarea(attrs={"rows": 4, "cols": 60, "class": "vLargeTextField label-list"})
+    default_validators = [ProhibitUnstorableCharactersValidator()]
 
     def prepare_value(self, value):
         if isinstance(value, (list, tuple)):

@@ -45,6 +45,7 @@ from ..importing.pipeline import SourceInfo
 from ..languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
 from ..models import Entry, Erratum, Game, Source
 from ..permissions import can_edit_game, editable_games, edits_every_game
+from ..validators import ProhibitUnstorableCharactersValidator
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 SESSION_KEY = "rules_import_pending"
@@ -111,20 +112,25 @@ class ImportForm(forms.Form):
         max_length=100,
         help_text=_("Only for a game that is not in the list yet."),
     )
-    new_game_name = forms.CharField(label=_("New game's name"), required=False, max_length=200)
+    new_game_name = forms.CharField(
+        label=_("New game's name"), required=False, max_length=200, validators=[ProhibitUnstorableCharactersValidator()]
+    )
     language = forms.ChoiceField(label=_("Language"), choices=CONTENT_LANGUAGES)
     kind = forms.ChoiceField(label=_("Kind"), choices=KIND_CHOICES, initial="auto")
     source_title = forms.CharField(
         label=_("Source title"),
         required=False,
         max_length=300,
+        validators=[ProhibitUnstorableCharactersValidator()],
         help_text=_(
             "The document's title. Default: the file name. Use the same title for a revised "
             "edition, so its items are updated rather than added again."
         ),
         widget=forms.TextInput(attrs={"list": "import-source-titles", "class": "vTextField"}),
     )
-    page = forms.CharField(label=_("Page"), required=False, max_length=32)
+    page = forms.CharField(
+        label=_("Page"), required=False, max_length=32, validators=[ProhibitUnstorableCharactersValidator()]
+    )
     prune = forms.BooleanField(
         label=_("Delete items of this source that the document no longer has"),
         required=False,

@@ -95,6 +95,7 @@ from ..languages import CONTENT_LANGUAGE_CODES
 from ..models import RENDERED_FIELDS, Entry, Erratum, Game, Source
 from ..references import deferred_resolution, rebuild_cross_references, request_resolution
 from ..search.index import index_objects as index_for_search
+from ..text import unstorable_character
 from .cleaning import Warning
 from .errors import ImportRulesError
 from .pipeline import ImportOptions, ImportReport, Outcome
@@ -475,6 +476,26 @@ def _clean_value(model, name: str, check: str, value, path: tuple):
     raise AssertionError(check)  # pragma: no cover
 
 
+def _refuse_unstorable(name: str, value, path: tuple) -> None:
+    """Refuse a NUL, a control character or a lone surrogate anywhere in a field's value
+    (strings, and the strings inside its arrays and objects): ``rules.text.UNSTORABLE``.
+    PostgreSQL would refuse the row with a raw error, SQLite would store it."""
+    strings = [value] if isinstance(value, str) else []
+    if isinstance(value, list):
+        strings = [v for v in value if isinstance(v, str)]
+    elif isinstance(value, dict):
+        strings = [v for pair in value.items() for v in pair if isinstance(v, str)]
+    for text in strings:
+        found = unstorable_character(text)
+        if found is not None:
+            offset, what = found
+            raise _Invalid(
+                f"{name} contains {what} at character {offset + 1}: remove it (no text needs "
+                "it, and the database cannot store it)",
+                path,
+            )
+
+
 def _clean_ref(value, language: str, key: str, path: tuple, name: str) -> tuple[str, str]:
     """A reference: a slug/title in the item's language, or {"language": …, key: …}."""
     if isinstance(value, str):
@@ -522,6 +543,7 @@ def _clean_item(section: _Section, index: int, raw) -> _Item:
         if name not in raw:
             continue
         value, where = raw[name], path + (name,)
+        _refuse_unstorable(name, value, where)
         if check == "entry_ref":
             refs[name] = None if value is None else _clean_ref(value, language, "slug", where, name)
         elif check == "source_ref":
@@ -554,6 +576,9 @@ def _validate(payload, options: ImportOptions) -> _Plan:
     game_raw = payload["game"]
     try:
         _check_object(game_raw, GAME_CHECKS, {"slug", "name"}, ("game",), "the game")
+        for name in GAME_CHECKS:
+            if name in game_raw:
+                _refuse_unstorable(name, game_raw[name], ("game", name))
         game = {
             name: _clean_value(Game, name, check, game_raw[name], ("game", name))
             for name, check in GAME_CHECKS.items()

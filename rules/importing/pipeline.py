@@ -1,5 +1,6 @@
 """The whole import: text in, a report out; writes in one transaction or not at all."""
 
+import re
 from dataclasses import dataclass, field
 
 from .cleaning import Repair, Warning, clean
@@ -8,6 +9,8 @@ from .errors import ImportRulesError
 from .reading import read_document
 from .splitting import KINDS, ParsedItem, SectionOverride, detect_kind, split_items
 from .structure import build_blocks
+
+LONE_LETTER = re.compile(r"[^\W\d_](?:\s*[-–]\s*[^\W\d_])?")
 
 
 @dataclass
@@ -126,7 +129,45 @@ def parse_document(text: str, options: ImportOptions, *, markdown: bool = False)
     for item in items:
         if item.is_fragment:
             warnings.append(Warning(item.line, f"text before the first heading kept as a fragment: {item.title!r}"))
+    warnings.extend(_after_the_last_entry(blocks, kind, items))
     return Parsed(kind, items, repairs, warnings)
+
+
+def _after_the_last_entry(blocks, kind: str, items) -> list[Warning]:
+    """Text after a glossary's last entry: kept, and reported with its line.
+
+    A glossary entry closes with its "See also" line. Text after the last entry's closing
+    line (a closing remark, a credit line, a stray letter) belongs to no entry. It is kept
+    at the end of the last entry's body, so nothing is lost, and each of its blocks is
+    reported as a warning with its line for a moderator to move or delete.
+    """
+    if kind != "glossary" or not items:
+        return []
+    last_heading = max((i for i, block in enumerate(blocks) if block.type == "heading"), default=-1)
+    closing = max(
+        (i for i, block in enumerate(blocks) if block.type == "crossref" and i > last_heading), default=None
+    )
+    title = items[-1].title
+    if closing is None:
+        # No closing lines to tell by; but a lone letter at the very end is no divider
+        # (structure keeps it): say where it went.
+        last = blocks[-1] if blocks else None
+        if last is not None and last.type == "paragraph" and LONE_LETTER.fullmatch(last.text.strip()):
+            return [Warning(last.line, f"a lone {last.text.strip()!r} after the last entry, kept at the end of {title!r}")]
+        return []
+    return [
+        Warning(
+            block.line,
+            f"text after the last entry's closing cross-reference line, kept at the end of "
+            f"{title!r}: {_shorten(block.text)!r}; move or delete it if it does not belong there",
+        )
+        for block in blocks[closing + 1 :]
+    ]
+
+
+def _shorten(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def import_document(data: bytes | str, options: ImportOptions, filename: str | None = None) -> ImportReport:
@@ -143,7 +184,9 @@ def import_document(data: bytes | str, options: ImportOptions, filename: str | N
     if document.format == "json":
         from .canonical import import_canonical
 
-        return import_canonical(document.text, options)
+        report = import_canonical(document.text, options)
+        report.repairs[:0] = document.repairs
+        return report
     if options.language not in CONTENT_LANGUAGE_CODES:
         raise ImportRulesError(
             f"say which language the document is in (one of {', '.join(CONTENT_LANGUAGE_CODES)})"
@@ -156,7 +199,7 @@ def import_document(data: bytes | str, options: ImportOptions, filename: str | N
     report = ImportReport(
         parsed.detected_kind,
         parsed.items,
-        repairs=parsed.repairs,
+        repairs=[*document.repairs, *parsed.repairs],
         warnings=parsed.warnings,
         dry_run=options.dry_run,
         input_format=document.format,

@@ -30,8 +30,7 @@ validity. ISO-8859-2 decodes every byte. Windows-1252 and Windows-1250 decode ne
 every byte. The same Polish bytes give "Świątynia" in Windows-1250, "\\x8cwištynia" in
 ISO-8859-2 and "Œwi¹tynia" in Windows-1252: all of them "valid", only one of them right.
 Windows-1250 and ISO-8859-2 differ in exactly the letters ą ś ź Ą Ś Ź. So the candidates
-(Windows-1250, Windows-1252, ISO-8859-2, plus "UTF-8 with a few bad bytes" for mixed
-files) are judged by what a reader would judge by. Which decoding turns the most words
+(Windows-1250, Windows-1252, ISO-8859-2) are judged by what a reader would judge by. Which decoding turns the most words
 into real, common words of the document's language (``vocabulary.zipf``)? Each word
 scores its Zipf frequency, not just a yes or no, because wordfreq's lists contain
 frequent mojibake as well ("siê" for "się"), though much rarer than the real word. A
@@ -44,11 +43,34 @@ them real words, the moderator may have chosen the wrong language, and the words
 every language the vocabulary knows count. A tie (no telling words) goes to the
 encoding usual for the language: Windows-1250 for Polish, Windows-1252 otherwise.
 
-The winner must decode the whole document cleanly, with no C1 control and no
-replacement character. Otherwise the error names the first line with a byte the winner
-cannot read, or, when the winner is UTF-8, the line of the first byte that is not
-UTF-8 ("the file mixes encodings"). Guessing in silence would put garbage into
-published entries.
+Mixed files (lines in UTF-8 and lines in a legacy encoding, as when a paragraph in
+Windows-1250 was pasted into a UTF-8 file) are read line by line, never as a whole in
+one encoding: that would turn every line of the other encoding into mojibake
+("ZaĹĽĂłĹ‚Ä‡" for "Zażółć"). The legacy encoding is chosen as above, from the words
+of the lines that are not UTF-8 only. Each line is then read in UTF-8 when it is valid
+UTF-8, unless its legacy reading makes more real words (legacy text can happen to be
+valid UTF-8: Windows-1250 "STÓŁ" is the UTF-8 bytes of "STӣ"); a line that is not
+valid UTF-8 is read in the legacy encoding, or with its valid UTF-8 runs kept as UTF-8
+when that makes more real words (a line that mixes both). When a document has lines of
+both kinds, every line read in the minority encoding is reported as a repair with its
+line number, what a single encoding would have made of it and what it became, so a
+moderator can check it. A file with no UTF-8 line is a legacy file: nothing to report
+(and one with no UTF-8 byte sequence at all is decoded at once, not line by line).
+
+Every line must decode cleanly, with no C1 control and no replacement character.
+Otherwise the error names the first line with a byte no candidate can read. Guessing
+in silence would put garbage into published entries.
+
+Mojibake already in the text
+----------------------------
+Text that was valid UTF-8 once and was then read in the wrong encoding and saved again
+is valid UTF-8 full of "Ã©" and "Ĺ‚". ftfy recognises those sequences (UTF-8 read as
+Windows-1250, Windows-1252, Latin-1 and others) and undoes them; it was made for this
+and is conservative: real text in any of the site's languages is left alone (tested
+byte for byte). Each line it changes is reported as a repair with its line number.
+A line ftfy can only partly repair (it would hold a replacement character) is refused,
+naming the line. The canonical JSON is exempt: it holds stored texts exactly, and an
+export must import back byte for byte.
 
 Normalisation
 -------------
@@ -60,12 +82,17 @@ so that "ą" is one code point however it was typed. Private-use characters (PDF
 ligature glyphs) are kept for cleaning to repair.
 """
 
+import codecs
 import json
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import ftfy
+from ftfy.badness import is_bad
+
+from .cleaning import Repair
 from .errors import ImportRulesError
 from .vocabulary import KNOWN_LANGUAGES, zipf
 
@@ -78,6 +105,8 @@ JSON_FORMAT = "rulesite-export"
 class Document:
     text: str  # decoded, NFC, "\n" line ends; page breaks are lines holding only "\f"
     format: str  # text | markdown | pdf | json
+    # Lines read in another encoding than the rest, and mojibake undone (module docstring).
+    repairs: list[Repair] = field(default_factory=list)
 
 
 def read_document(data: bytes, language: str, filename: str | None = None) -> Document:
@@ -101,19 +130,22 @@ def read_document(data: bytes, language: str, filename: str | None = None) -> Do
             "it may be a web page saved under the wrong name, or an incomplete download"
         )
 
-    text = normalise(decode_text(data, language))
+    text, repairs = decode_text_reporting(data, language)
+    if text.lstrip().startswith("{"):
+        text = normalise(text)
+        check_rulesite_json(text)
+        return Document(text, "json", repairs)
+    # Not JSON: undo mojibake already in the text (the JSON holds stored texts exactly).
+    text = normalise(_undo_mojibake(text, repairs))
     if not text.strip():
         raise ImportRulesError("the document is empty")
-    if text.lstrip().startswith("{"):
-        check_rulesite_json(text)
-        return Document(text, "json")
     if name.endswith(".json"):
         raise ImportRulesError(
             "the file is named .json but is not a JSON object (it does not start with {)"
         )
     if name.endswith(MARKDOWN_SUFFIXES) or looks_like_markdown(text):
-        return Document(text, "markdown")
-    return Document(text, "text")
+        return Document(text, "markdown", repairs)
+    return Document(text, "text", repairs)
 
 
 def decode(data: bytes, language: str = "en") -> str:
@@ -123,7 +155,8 @@ def decode(data: bytes, language: str = "en") -> str:
     _refuse_known_binary(data)
     if is_pdf(data):
         raise ImportRulesError("the document is a PDF; use read_document() to extract its text")
-    text = normalise(decode_text(data, language))
+    text, repairs = decode_text_reporting(data, language)
+    text = normalise(_undo_mojibake(text, repairs))
     if not text.strip():
         raise ImportRulesError("the document is empty")
     return text
@@ -223,9 +256,9 @@ BOMS = [  # longest first: the UTF-32 LE BOM starts with the UTF-16 LE one
 ]
 LEGACY = {"cp1250": "Windows-1250", "cp1252": "Windows-1252", "iso-8859-2": "ISO-8859-2"}
 PREFERENCE = {  # tie-breaks: the encoding a Windows user in that language would produce
-    "pl": ["cp1250", "iso-8859-2", "cp1252", "utf-8"],
+    "pl": ["cp1250", "iso-8859-2", "cp1252"],
 }
-DEFAULT_PREFERENCE = ["cp1252", "cp1250", "iso-8859-2", "utf-8"]
+DEFAULT_PREFERENCE = ["cp1252", "cp1250", "iso-8859-2"]
 # A run of letters and non-ASCII bytes that holds at least one non-ASCII byte: the only
 # words whose decoding differs between candidates.
 TELLING_TOKEN = re.compile(rb"[A-Za-z\x80-\xff]*[\x80-\xff][A-Za-z\x80-\xff]*")
@@ -241,9 +274,15 @@ MIN_REAL_SHARE = 0.3
 
 def decode_text(data: bytes, language: str) -> str:
     """Decode a text file's bytes; raises ImportRulesError when no encoding reads it."""
+    return decode_text_reporting(data, language)[0]
+
+
+def decode_text_reporting(data: bytes, language: str) -> tuple[str, list[Repair]]:
+    """``decode_text``, with a repair for each line read in another encoding than the
+    rest of a mixed file. The text is not yet normalised (line ends as in the file)."""
     for bom, codec, label in BOMS:
         if data.startswith(bom):
-            return _decode_unicode(data, codec, label)
+            return _decode_unicode(data, codec, label), []
     utf16 = _utf16_without_bom(data)
     if utf16:
         try:
@@ -252,13 +291,13 @@ def decode_text(data: bytes, language: str) -> str:
             pass
         else:
             _refuse_binary_text(text)
-            return text
+            return text, []
 
     _refuse_binary_bytes(data)
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return _decode_legacy(data, language, error)
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError:
+        return _decode_legacy(data, language)
 
 
 def _decode_unicode(data: bytes, codec: str, label: str) -> str:
@@ -300,34 +339,137 @@ def _utf16_without_bom(data: bytes) -> str | None:
     return None
 
 
-def _decode_legacy(data: bytes, language: str, utf8_error: UnicodeDecodeError) -> str:
-    """Choose among legacy encodings by the real words each yields (module docstring)."""
-    sample = _telling_tokens(data)
+def _decode_legacy(data: bytes, language: str) -> tuple[str, list[Repair]]:
+    """Text that is not UTF-8 throughout, read line by line (module docstring)."""
+    if not UTF8_SEQUENCE.search(data):
+        # No UTF-8 sequence anywhere, so no line is UTF-8: a legacy file, read at once.
+        codec, _ = _legacy_codec(data, language)
+        text = data.decode(codec, errors="replace")
+        bad = BAD.search(text)
+        if bad is None:
+            return text, []
+        line = _line_of(data, bad.start())  # single-byte encodings: character = byte offset
+        raw = data.splitlines()[line - 1]
+        raise ImportRulesError(_unreadable(codec, _first_unreadable(raw, codec)), line=line)
+    lines = data.splitlines(keepends=True)  # \n, \r and \r\n, as _line_of counts them
+    utf8: dict[int, str] = {}  # index → text, for lines with non-ASCII bytes
+    not_utf8: list[int] = []
+    for index, raw in enumerate(lines):
+        if raw.isascii():
+            continue
+        try:
+            utf8[index] = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            not_utf8.append(index)
+
+    codec, languages = _legacy_codec(b"".join(lines[index] for index in not_utf8), language)
+    chosen: dict[int, tuple[str, str]] = {}  # index → (text, "utf-8" | codec)
+    for index, text in utf8.items():
+        legacy = lines[index].decode(codec, errors="replace")
+        # Legacy text that happens to be valid UTF-8 reads better in its legacy encoding;
+        # real UTF-8 read that way is mojibake, which ftfy's heuristics recognise.
+        better = _line_score(legacy, languages) > _line_score(text, languages)
+        plausible = not BAD.search(legacy) and not is_bad(legacy)
+        chosen[index] = (legacy, codec) if better and plausible else (text, "utf-8")
+    for index in not_utf8:
+        raw = lines[index]
+        legacy = raw.decode(codec, errors="replace")
+        both = raw.decode("utf-8", errors=_FALLBACK[codec]) if UTF8_SEQUENCE.search(raw) else legacy
+        if both != legacy and _line_score(both, languages) > _line_score(legacy, languages):
+            chosen[index] = (both, "both")  # valid UTF-8 runs kept, the rest legacy
+        else:
+            chosen[index] = (legacy, codec)
+        if BAD.search(chosen[index][0]) is not None:
+            raise ImportRulesError(_unreadable(codec, _first_unreadable(raw, codec)), line=index + 1)
+
+    read_as = Counter(how for _, how in chosen.values())
+    repairs = []
+    if read_as["utf-8"] or read_as["both"]:  # a mixed file: report each line of the minority
+        majority = "utf-8" if read_as["utf-8"] >= read_as[codec] else codec
+        notes = {
+            codec: f"line not in UTF-8 like the rest of the file: read as {LEGACY[codec]}",
+            "utf-8": f"line in UTF-8 in a {LEGACY[codec]} file: read as UTF-8",
+            "both": f"line partly in UTF-8, partly in {LEGACY[codec]}: each part read as such",
+        }
+        for index in sorted(chosen):
+            text, how = chosen[index]
+            if how != majority:
+                single = "utf-8" if majority == "utf-8" else codec
+                repairs.append(
+                    Repair(
+                        _without_line_end(lines[index].decode(single, errors="replace")),
+                        _without_line_end(text),
+                        line=index + 1,
+                        note=notes[how],
+                    )
+                )
+    text = "".join(
+        chosen[index][0] if index in chosen else raw.decode("ascii") for index, raw in enumerate(lines)
+    )
+    return text, repairs
+
+
+# A valid UTF-8 multi-byte sequence: a line without one reads the same in "UTF-8 where
+# valid, else legacy" as in the legacy encoding alone.
+UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+
+
+def _legacy_codec(sample_bytes: bytes, language: str) -> tuple[str, list[str]]:
+    """The legacy encoding the words of ``sample_bytes`` are in, and the languages
+    whose words decided it."""
+    sample = _telling_tokens(sample_bytes)
     order = PREFERENCE.get(language, DEFAULT_PREFERENCE)
     best, conclusive = _best(sample, order, [language])
-    if not conclusive:
-        # Hardly any telling word is a word of the stated language: perhaps the moderator
-        # chose the wrong language. Count words of any language the vocabulary knows.
-        best, _ = _best(sample, order, KNOWN_LANGUAGES)
-    text = data.decode(best, errors="replace")
-    bad = BAD.search(text)
-    if bad is None:
-        return text
+    if conclusive:
+        return best, [language]
+    # Hardly any telling word is a word of the stated language: perhaps the moderator
+    # chose the wrong language. Count words of any language the vocabulary knows.
+    best, _ = _best(sample, order, KNOWN_LANGUAGES)
+    return best, KNOWN_LANGUAGES
 
-    if best == "utf-8":
-        start = utf8_error.start
-        raise ImportRulesError(
-            f"the document is UTF-8, but the byte 0x{data[start]:02X} on this line is not: "
-            "the file mixes encodings. Fix that line or re-save the whole file as UTF-8",
-            line=_line_of(data, start),
-        )
-    offset = bad.start()  # single-byte encodings: character offset = byte offset
-    raise ImportRulesError(
+
+def _fallback_handler(codec: str):
+    def handler(error: UnicodeDecodeError):
+        return error.object[error.start : error.end].decode(codec, errors="replace"), error.end
+
+    return handler
+
+
+# "utf-8 where valid, else the legacy codec" as a decoding error handler, per codec.
+_FALLBACK = {}
+for _codec in LEGACY:
+    _FALLBACK[_codec] = f"rulesite-utf8-else-{_codec}"
+    codecs.register_error(_FALLBACK[_codec], _fallback_handler(_codec))
+
+
+def _unreadable(codec: str, byte: int) -> str:
+    return (
         "the document is not UTF-8, and no other encoding the importer knows "
-        f"({', '.join(LEGACY.values())}) reads it cleanly: in the closest, {LEGACY[best]}, "
-        f"the byte 0x{data[offset]:02X} is not a character. Re-save the file as UTF-8",
-        line=_line_of(data, offset),
+        f"({', '.join(LEGACY.values())}) reads this line cleanly: in the closest, "
+        f"{LEGACY[codec]}, the byte 0x{byte:02X} is not a character. Re-save the file as UTF-8"
     )
+
+
+def _first_unreadable(raw: bytes, codec: str) -> int:
+    for byte in raw:
+        if BAD.search(bytes([byte]).decode(codec, errors="replace")):
+            return byte
+    return raw[0]
+
+
+def _without_line_end(text: str) -> str:
+    return text.rstrip("\r\n")
+
+
+def _line_score(text: str, languages: list[str]) -> float:
+    """How much a decoded line reads like the language: see ``_score``."""
+    score = -BAD_PENALTY * len(BAD.findall(text))
+    for word in (piece for chunk in text.split() for piece in _pieces(chunk)):
+        if len(word) < 2 or word.isascii():
+            continue
+        frequency = _frequency(word, languages)
+        score += frequency if frequency > 0 else -UNREAL_PENALTY
+    return score
 
 
 def _telling_tokens(data: bytes) -> Counter:
@@ -405,10 +547,70 @@ def _frequency(word: str, languages: list[str]) -> float:
         return 0.0
     word = word.lower()
     return max(zipf(word, language) for language in languages)
+# --- mojibake already in the text -------------------------------------------------------
+
+LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+
+
+def _mojibake_shapes() -> list[re.Pattern]:
+    """What UTF-8 read in a single-byte encoding must contain: the character of a lead
+    byte followed by that of a continuation byte, in one of the encodings ftfy undoes
+    (one pattern per encoding). A necessary condition only (ftfy's heuristics then
+    decide), but ten simple regex scans cost less than a tenth of ftfy's on clean text.
+    """
+    import ftfy.bad_codecs  # noqa: F401 - registers the "sloppy-windows-…" codecs
+    from ftfy.chardata import CHARMAP_ENCODINGS
+
+    def chars(encoding: str, first: int, last: int) -> str:
+        decoded = bytes(range(first, last + 1)).decode(encoding, errors="ignore")
+        return re.escape("".join(sorted(set(decoded))))
+
+    return [
+        re.compile(f"[{chars(encoding, 0xC2, 0xF4)}][{chars(encoding, 0x80, 0xBF)}]")
+        for encoding in CHARMAP_ENCODINGS
+    ]
+
+
+MOJIBAKE_SHAPES = _mojibake_shapes()
+
+
+def _may_be_mojibake(text: str) -> bool:
+    return any(shape.search(text) for shape in MOJIBAKE_SHAPES)
+
+
+def _undo_mojibake(text: str, repairs: list[Repair]) -> str:
+    """Undo UTF-8 that was once read in a legacy encoding, line by line, with ftfy;
+    each changed line is reported (module docstring). Clean text costs one regex scan."""
+    if text.isascii() or not _may_be_mojibake(text):
+        return text
+    out = []
+    for number, match in enumerate(LINE.finditer(text), start=1):
+        line = match.group()
+        if not line:
+            break
+        if not line.isascii() and _may_be_mojibake(line) and is_bad(line):
+            body = _without_line_end(line)
+            fixed = ftfy.fix_encoding(body)
+            if fixed != body:
+                if "\ufffd" in fixed and "\ufffd" not in body:
+                    raise ImportRulesError(
+                        "this line holds mojibake (text in UTF-8 once read in another "
+                        "encoding) that cannot be fully undone: retype it or take it from "
+                        "the original document",
+                        line=number,
+                    )
+                repairs.append(
+                    Repair(body, fixed, line=number, note="mojibake: UTF-8 once read in another encoding, undone")
+                )
+                line = fixed + line[len(body) :]
+        out.append(line)
+    return "".join(out)
+
+
 # --- normalisation -------------------------------------------------------------------
 
 LINE_BREAKS = re.compile("\r\n|[\r\v\u2028\u2029]")
-DROPPED_CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+DROPPED_CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f\ud800-\udfff]")  # and lone surrogates (a PDF may hold them)
 
 
 def normalise(text: str) -> str:

@@ -1085,8 +1085,10 @@ def _promote_questions(blocks: list[Block], heading_max: int) -> list[Block]:
 
 
 def _drop_index_letters(lines: list[Line]) -> list[Line]:
-    """Alphabet dividers of a glossary ("A", "B", "C–D" on a line of their own)."""
-    return [line for line in lines if not _SINGLE_LETTER.match(line.text.strip())]
+    """Alphabet dividers of a glossary ("A", "B", "C–D" on a line of their own). A letter
+    with no text after it divides nothing: it is kept (and reported by the pipeline)."""
+    last = max((i for i, line in enumerate(lines) if line.text.strip()), default=-1)
+    return [line for i, line in enumerate(lines) if i == last or not _SINGLE_LETTER.match(line.text.strip())]
 
 
 def _drop_contents(lines: list[Line]) -> list[Line]:

@@ -97,11 +97,14 @@ def test_large_legacy_file_scores_only_a_sample(monkeypatch):
     assert len(calls) < 20_000
 
 
-def test_utf8_with_one_stray_legacy_byte_names_its_line():
+def test_utf8_with_one_legacy_line_reads_it_and_reports_its_line():
+    # More cases of mixed encodings: tests/importing/test_mixed_encodings.py
     data = "Grüße aus München\nÜber die Größe\n".encode() + b"Caf\xe9 und Fu\xdfball\n"
-    error = error_of(data, "de")
-    assert error.line == 3
-    assert "UTF-8" in error.message and "0xE9" in error.message
+    document = read_document(data, "de")
+    assert document.text == "Grüße aus München\nÜber die Größe\nCafé und Fußball\n"
+    [repair] = document.repairs
+    assert (repair.line, repair.replacement) == (3, "Café und Fußball")
+    assert "Windows-1252" in repair.note
 
 
 def test_bytes_no_encoding_reads_name_the_first_bad_line():
