@@ -1,6 +1,6 @@
 """The API contract, checked against a live server: schemathesis over /api/v1/schema/.
 
-    .venv/bin/python scripts/api_contract.py [--database-url URL] [--max-examples 40]
+    .venv/bin/python scripts/api_contract.py [--database-url URL] [--max-examples 100]
         [--seed 7] [--workers 2] [--keep] [-- EXTRA st run ARGUMENTS]
 
 Builds a throwaway database (a SQLite file in a temporary directory, or the *empty*
@@ -86,7 +86,7 @@ def main() -> int:
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database-url", help="an empty database to fill (default: a SQLite file)")
-    parser.add_argument("--max-examples", type=int, default=40, help="per operation and phase (40)")
+    parser.add_argument("--max-examples", type=int, default=100, help="per operation and phase (100)")
     parser.add_argument("--seed", type=int, default=7, help="schemathesis's random seed (7)")
     parser.add_argument("--workers", type=int, default=2, help="concurrent schemathesis workers (2)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")

@@ -1,5 +1,5 @@
 from rest_framework import pagination
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 
 
 def whole_number(raw: str) -> int:
@@ -25,9 +25,9 @@ class PageNumberPagination(pagination.PageNumberPagination):
     is capped (not refused): asking for "as many as you allow" is a legitimate request,
     and the schema says so (``minimum: 1``, no maximum, the cap in the description).
 
-    ``page`` is a whole number from 1 (or ``last``): anything else is a 400 naming the
-    parameter, where DRF answers 404; a page past the last one is a 404 ("Invalid page."),
-    as in DRF.
+    ``page`` is a whole number from 1 (or ``last``); anything else, an empty value
+    included (DRF reads that as page 1), and a page past the last one are a 404
+    ("Invalid page."), as in DRF.
     """
 
     page_size = 20
@@ -38,7 +38,8 @@ class PageNumberPagination(pagination.PageNumberPagination):
         f"gives {max_page_size}."
     )
     page_query_description = (
-        "A page number, from 1 (or `last`). A page past the last one is a 404."
+        "A page number, from 1 (or `last`). Any other value, or a page past the last one, "
+        "is a 404."
     )
 
     def get_page_size(self, request):
@@ -59,7 +60,7 @@ class PageNumberPagination(pagination.PageNumberPagination):
             return paginator.num_pages
         number = whole_number(raw)
         if number < 1:
-            raise ValidationError({self.page_query_param: ["Must be a whole number from 1."]})
+            raise NotFound(self.invalid_page_message)
         return number
 
     def get_schema_operation_parameters(self, view):

@@ -19,21 +19,25 @@ from .filters import one_of
 class SchemaView(SpectacularAPIView):
     """``/api/v1/schema/``: YAML, or JSON with ``?format=json`` or by ``Accept``."""
 
-    # Pinned: drf-spectacular would otherwise take ?version= as given and write it into
-    # the Content-Disposition file name (a NUL byte or a newline there was a 500, a quote
-    # let the client choose the file name).
-    api_version = spectacular_settings.VERSION
+    version = spectacular_settings.VERSION
 
     @extend_schema(exclude=True)  # as the view it extends: the schema is not in itself
     def get(self, request, *args, **kwargs):
         version = request.query_params.get("version")
-        if version is not None and version != self.api_version:
-            raise NotFound(f"There is no schema of that version; this API is {self.api_version}.")
+        if version is not None and version != self.version:
+            raise NotFound(f"There is no schema of that version; this API is {self.version}.")
         lang = request.query_params.get("lang")
         languages = [code for code, _name in settings.LANGUAGES]
         if lang is not None and lang not in languages:
             raise ValidationError({"lang": [one_of(languages)]})
         return super().get(request, *args, **kwargs)
+
+    def _get_version_parameter(self, request):
+        # drf-spectacular would take ?version= as given and write it into the
+        # Content-Disposition file name (a NUL byte or a newline there was a 500, a quote
+        # let the client name the file) and into info.version. There is one version,
+        # checked above: the schema is the same with or without it.
+        return None
 
     def finalize_response(self, request, response, *args, **kwargs):
         # Errors are JSON (the schema's renderers would write them as YAML).

@@ -372,8 +372,7 @@ class SearchViewSet(APIv1Settings, ViewSet):
         raw = request.query_params.get("page") or "1"
         if raw in SearchPagination.last_page_strings:
             return MAX_RESULTS
-        # Not a page number: the paginator answers 400, whatever is fetched; past the
-        # last page (or MAX_RESULTS), 404.
+        # Not a page number: the paginator answers 404, whatever is fetched.
         page = whole_number(raw) if len(raw) <= 6 else 1
         return max(1, min(page * page_size + 1, MAX_RESULTS))
 
