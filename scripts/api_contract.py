@@ -8,8 +8,9 @@ database at --database-url, e.g. a fresh PostgreSQL database), migrates it, impo
 demo content (``load_demo``) and collects the static files into a temporary directory
 (bench/benchdb.py does the Django part, as for the benchmarks). Then it starts gunicorn
 (bench/serve.py's ``serving``: 2 sync workers on a free loopback port, no request-line
-limit: see GUNICORN_OPTIONS) with production settings (DEBUG off, a secret key, ``DJANGO_ALLOWED_HOSTS=127.0.0.1``; only the HTTPS
-redirect is off, so plain http works), and runs
+limit: see GUNICORN_OPTIONS) with production settings (DEBUG off, a secret key,
+``DJANGO_ALLOWED_HOSTS=127.0.0.1``; only the HTTPS redirect is off, so plain http works),
+and runs
 
     st run http://127.0.0.1:PORT/api/v1/schema/ --checks all --max-examples N --seed S
 
@@ -54,7 +55,8 @@ def main() -> int:
     args = parse_args()
     bin_dir = Path(sys.executable).parent
     st, gunicorn = bin_dir / "st", bin_dir / "gunicorn"
-    for tool, extra in ((st, "the test extra: pip install -e '.[test]'"), (gunicorn, "make install")):
+    needs = {st: "the test extra: pip install -e '.[test]'", gunicorn: "make install"}
+    for tool, extra in needs.items():
         if not tool.exists():
             print(f"{tool.name} not found beside {sys.executable} ({extra})", file=sys.stderr)
             return 2
@@ -86,10 +88,11 @@ def main() -> int:
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--database-url", help="an empty database to fill (default: a SQLite file)")
-    parser.add_argument("--max-examples", type=int, default=100, help="per operation and phase (100)")
-    parser.add_argument("--seed", type=int, default=7, help="schemathesis's random seed (7)")
-    parser.add_argument("--workers", type=int, default=2, help="concurrent schemathesis workers (2)")
+    add = parser.add_argument
+    add("--database-url", help="an empty database to fill (default: a SQLite file)")
+    add("--max-examples", type=int, default=100, help="per operation and phase (100)")
+    add("--seed", type=int, default=7, help="schemathesis's random seed (7)")
+    add("--workers", type=int, default=2, help="concurrent schemathesis workers (2)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     parser.add_argument("extra", nargs="*", help="more `st run` arguments, after --")
     return parser.parse_args()

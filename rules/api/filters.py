@@ -209,9 +209,7 @@ class EntryFilter(PublishedItemFilterSet):
     """``slug`` with ``game`` and ``language`` finds one entry: slugs are unique only per
     game and language, which is why the detail endpoint is keyed by id."""
 
-    slug = TextFilter(
-        max_length=200, help_text="Entry slug (unique per game and language)."
-    )
+    slug = TextFilter(max_length=200, help_text="Entry slug (unique per game and language).")
 
     class Meta:
         model = Entry

@@ -38,8 +38,7 @@ class PageNumberPagination(pagination.PageNumberPagination):
         f"gives {max_page_size}."
     )
     page_query_description = (
-        "A page number, from 1 (or `last`). Any other value, or a page past the last one, "
-        "is a 404."
+        "A page number, from 1 (or `last`). Any other value, or a page past the last one, is a 404."
     )
 
     def get_page_size(self, request):

@@ -247,7 +247,10 @@ class GameSerializer(BatchLoadingMixin, serializers.ModelSerializer):
 
 
 @extend_schema_field(
-    {"type": "string", "anyOf": [{"type": "string", "format": "uri"}, {"type": "string", "enum": [""]}]}
+    {
+        "type": "string",
+        "anyOf": [{"type": "string", "format": "uri"}, {"type": "string", "enum": [""]}],
+    }
 )
 class OptionalURLField(serializers.CharField):
     """A URL, or ``""`` where none is known (a model ``URLField`` with ``blank=True``).

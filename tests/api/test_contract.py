@@ -61,9 +61,7 @@ def test_schema_of_an_unknown_version_is_404_json_echoing_nothing(client, db, ve
     response = client.get(f"{SCHEMA}?version={version}")
     assert response.status_code == HTTPStatus.NOT_FOUND
     assert response["Content-Type"] == "application/json"
-    assert response.json() == {
-        "detail": "There is no schema of that version; this API is 1.0.0."
-    }
+    assert response.json() == {"detail": "There is no schema of that version; this API is 1.0.0."}
     assert not response.has_header("Content-Disposition")
 
 

@@ -227,7 +227,13 @@ def test_unknown_game_is_no_results(client, corpus):
 
 @pytest.mark.parametrize(
     ("url", "parameter"),
-    [(SEARCH, "game"), (SEARCH, "language"), (SEARCH, "type"), (SUGGEST, "game"), (SUGGEST, "language")],
+    [
+        (SEARCH, "game"),
+        (SEARCH, "language"),
+        (SEARCH, "type"),
+        (SUGGEST, "game"),
+        (SUGGEST, "language"),
+    ],
 )
 def test_an_empty_filter_is_400_not_no_filter(client, corpus, url, parameter):
     # As in every list: leave a filter out not to filter by it (the schema says so).
