@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test superuser messages compilemessages demo migrations-check lint clean
+.PHONY: install run test api-contract superuser messages compilemessages demo migrations-check lint clean
 
 install: $(STAMP)
 
@@ -34,6 +34,10 @@ superuser: install
 
 test: install
 	$(BIN)/python -m pytest
+
+# The API against its OpenAPI schema: schemathesis on a live gunicorn, demo content.
+api-contract: install
+	$(BIN)/python scripts/api_contract.py
 
 migrations-check: install
 	DJANGO_DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run

@@ -450,7 +450,9 @@ def server_errors(log_path: Path) -> Counter:
 
 
 @contextlib.contextmanager
-def serving(gunicorn: Path, env: dict[str, str], log_path: Path) -> Iterator[str]:
+def serving(
+    gunicorn: Path, env: dict[str, str], log_path: Path, options: tuple[str, ...] = ()
+) -> Iterator[str]:
     """Run gunicorn in its own process group; stop the whole group however we leave."""
     port = free_port()
     command = [
@@ -460,6 +462,7 @@ def serving(gunicorn: Path, env: dict[str, str], log_path: Path) -> Iterator[str
         "--worker-class=sync",
         f"--bind=127.0.0.1:{port}",
         *control_socket_off(gunicorn),
+        *options,
     ]
     with open(log_path, "wb") as log:
         process = subprocess.Popen(

@@ -6,10 +6,11 @@ its URLs must not change with one. The route names live in the ``api`` namespace
 """
 
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from faq.api.urls import router as faq_router
+from rules.api.schema_view import SchemaView
 from rules.api.search import SearchViewSet
 from rules.api.urls import router as rules_router
 from rules.api.views import not_found
@@ -24,7 +25,8 @@ for app_router in (rules_router, faq_router):
 router.register("search", SearchViewSet, basename="search")
 
 urlpatterns = [
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    # Never echoes ?version= or ?lang= (rules.api.schema).
+    path("schema/", SchemaView.as_view(), name="schema"),
     # Swagger UI and ReDoc load their assets from drf-spectacular-sidecar (settings),
     # so the docs work offline and without a third-party CDN.
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
@@ -37,5 +39,6 @@ urlpatterns = [
     path("", include(router.urls)),
     # Last: unknown paths, malformed ids. Only paths ending in "/", so that CommonMiddleware
     # still redirects "/api/v1/entries" to "/api/v1/entries/".
-    re_path(r"^.*/$", not_found),
+    # [\s\S], not ".": a path with an encoded newline in it is an API path too.
+    re_path(r"^[\s\S]*/$", not_found),
 ]

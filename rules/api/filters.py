@@ -2,9 +2,19 @@
 
 Every value is validated by a Django form field before it reaches the database, so a
 bad value answers 400 with a JSON message instead of a 500 or a silently empty list:
-``language`` and ``kind`` accept only their choices, text filters have a maximum length
-and refuse NUL bytes (Django's ``CharField`` validator; PostgreSQL cannot store them),
-and ``updated_after`` must be an ISO 8601 date or date-time.
+``language`` and ``kind`` accept only their choices, ``official`` only ``true`` or
+``false``, text filters have a maximum length and refuse NUL bytes (Django's
+``CharField`` validator; PostgreSQL cannot store them), and ``updated_after`` must be an
+ISO 8601 date or date-time.
+
+A filter given with an empty value (``?language=``) is a 400 too, not "no filter": leave
+the parameter out for that. One rule for every filter, which the OpenAPI schema can state
+(an enum, a format, ``minLength: 1``); django-filter's own fields would read an empty or
+unknown value as no filter at all and answer with the whole list. Text filters match the
+value exactly as given (no stripping), so a value of spaces matches nothing.
+
+``StrictFilterSet`` puts these fields under every filter, declared or generated from
+``Meta.fields``; ``rules.api.schema`` documents them (lengths, the NUL rule).
 """
 
 import datetime
@@ -14,6 +24,7 @@ import django_filters.rest_framework as filters
 from django import forms
 from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef
+from django_filters import fields as filter_fields
 
 from rules.languages import CONTENT_LANGUAGES
 from rules.models import Entry, Erratum, Game, Source
@@ -23,7 +34,101 @@ from rules.models import Entry, Erratum, Game, Source
 _OFFSET_AS_SPACE = re.compile(r"^(\d{4}-\d{2}-\d{2}T[\d:.]+) (\d{2}(?::?\d{2})?)$")
 
 
-class UpdatedAfterField(forms.DateTimeField):
+EMPTY_VALUE = "Must not be empty: leave the parameter out to not filter by it."
+
+
+def one_of(values) -> str:
+    return f"Must be one of: {', '.join(values)}."
+
+
+class NonEmpty:
+    """Form-field mixin: a parameter present with an empty value is refused.
+
+    A parameter that is absent reaches ``clean`` as ``None`` (the widgets read it with
+    ``data.get``), one given empty as ``""``: only the second is an error.
+    """
+
+    def clean(self, value):
+        if value == "":
+            raise ValidationError(EMPTY_VALUE, code="empty")
+        return super().clean(value)
+
+
+class TextField(NonEmpty, forms.CharField):
+    """Any text but an empty one, matched as given (not stripped), no NUL byte."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("strip", False)
+        super().__init__(**kwargs)
+
+
+class ChoiceField(NonEmpty, filter_fields.ChoiceField):
+    """One of the choices; the message lists them (never the value sent)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        codes = [str(value) for value, _label in self.choices if value != ""]
+        self.error_messages["invalid_choice"] = one_of(codes)
+
+
+class BooleanField(NonEmpty, forms.Field):
+    """``true`` or ``false`` (also ``True``/``False``, as Python clients write them).
+
+    django-filter's ``NullBooleanField`` reads any other value as "no filter", so
+    ``?official=xyz`` answered with every source.
+    """
+
+    widget = forms.TextInput
+    VALUES = {"true": True, "True": True, "false": False, "False": False}
+    default_error_messages = {"invalid": "Must be true or false."}
+
+    def to_python(self, value):
+        if value is None or value == "":
+            return None
+        if isinstance(value, bool):
+            return value
+        try:
+            return self.VALUES[value]
+        except (KeyError, TypeError):
+            raise ValidationError(self.error_messages["invalid"], code="invalid") from None
+
+    def validate(self, value):
+        pass  # None (absent) is fine: the filter is optional
+
+
+class TextFilter(filters.CharFilter):
+    field_class = TextField
+
+
+class StrictChoiceFilter(filters.ChoiceFilter):
+    field_class = ChoiceField
+
+
+class StrictBooleanFilter(filters.BooleanFilter):
+    field_class = BooleanField
+
+    def __init__(self, *args, **kwargs):
+        # The DRF flavour's BooleanWidget would read any value but true/false as absent.
+        kwargs["widget"] = forms.TextInput
+        super().__init__(*args, **kwargs)
+
+
+class StrictFilterSet(filters.FilterSet):
+    """Filters generated from ``Meta.fields`` get the strict fields too."""
+
+    STRICT = {
+        filters.CharFilter: TextFilter,
+        filters.ChoiceFilter: StrictChoiceFilter,
+        filters.BooleanFilter: StrictBooleanFilter,
+    }
+
+    @classmethod
+    def filter_for_lookup(cls, field, lookup_type):
+        filter_class, params = super().filter_for_lookup(field, lookup_type)
+        return cls.STRICT.get(filter_class, filter_class), params
+
+
+class UpdatedAfterField(NonEmpty, forms.DateTimeField):
     """An ISO 8601 date or date-time, normalised to UTC.
 
     A date alone means its midnight in the site's time zone (UTC). Converting here also
@@ -47,7 +152,7 @@ class UpdatedAfterFilter(filters.DateTimeFilter):
     field_class = UpdatedAfterField
 
 
-class UpdatedSinceFilterSet(filters.FilterSet):
+class UpdatedSinceFilterSet(StrictFilterSet):
     """``updated_after`` is strict (``>``): a client that stores the newest ``updated_at``
     it has seen and asks for what changed after it does not get that item again."""
 
@@ -67,17 +172,17 @@ class PublishedItemFilterSet(UpdatedSinceFilterSet):
     endpoint says which exist). ``language`` is a closed set, so a typo is a 400.
     """
 
-    game = filters.CharFilter(
+    game = TextFilter(
         field_name="game__slug", max_length=100, help_text="Game slug, e.g. marvel-champions."
     )
-    language = filters.ChoiceFilter(choices=CONTENT_LANGUAGES, help_text="Content language code.")
+    language = StrictChoiceFilter(choices=CONTENT_LANGUAGES, help_text="Content language code.")
 
 
 class GameFilter(UpdatedSinceFilterSet):
     """Games have no language of their own: ``language`` selects the games that have
     published entries in that language."""
 
-    language = filters.ChoiceFilter(
+    language = StrictChoiceFilter(
         choices=CONTENT_LANGUAGES,
         method="filter_language",
         help_text="Only games with published entries in this language.",
@@ -104,9 +209,7 @@ class EntryFilter(PublishedItemFilterSet):
     """``slug`` with ``game`` and ``language`` finds one entry: slugs are unique only per
     game and language, which is why the detail endpoint is keyed by id."""
 
-    slug = filters.CharFilter(
-        max_length=200, help_text="Entry slug (unique per game and language)."
-    )
+    slug = TextFilter(max_length=200, help_text="Entry slug (unique per game and language).")
 
     class Meta:
         model = Entry

@@ -8,8 +8,9 @@ the search service costs, never a query per hit.
 
 Validation follows the other lists: ``language`` and ``type`` are closed sets (a typo is
 a 400 naming the parameter and what it accepts), ``game`` is a plain slug (unknown: no
-results), and ``q`` may be anything up to ``MAX_QUERY_LENGTH`` characters: punctuation,
-NUL bytes and full-text syntax are only ever text to the search service.
+results), a filter given empty is a 400 (leave it out for no filter), and ``q`` may be
+anything up to ``MAX_QUERY_LENGTH`` characters, empty included: punctuation, NUL bytes
+and full-text syntax are only ever text to the search service.
 """
 
 import re
@@ -30,7 +31,9 @@ from rules.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
 from rules.languages import UI_LANGUAGES, ui_language_for
 from rules.search import MAX_QUERY_LENGTH, TYPES, Hit, QueryTooLong, Suggestion, search, suggest
 
-from .pagination import PageNumberPagination
+from .filters import EMPTY_VALUE, one_of
+from .pagination import PageNumberPagination, whole_number
+from .schema import text_parameter
 from .views import APIv1Settings
 
 # Hits a client can page through: page * page_size is asked of the search service, up
@@ -94,37 +97,53 @@ class QueryField(serializers.CharField):
         return super().to_internal_value(str(data).replace("\x00", " ")).strip()
 
 
-def one_of(values) -> str:
-    return f"Must be one of: {', '.join(values)}."
+GAME_MAX_LENGTH = 100
+
+
+class ChoiceField(serializers.ChoiceField):
+    """One of the choices; an empty value is refused with the filters' message."""
+
+    def to_internal_value(self, data):
+        if data == "":
+            self.fail("blank")
+        return super().to_internal_value(data)
 
 
 class SuggestParameters(serializers.Serializer):
     q = QueryField()
-    # As in the other lists: at most 100 characters, no NUL byte; otherwise any slug
-    # (an unknown game simply has no results).
-    game = serializers.CharField(required=False, allow_blank=True, max_length=100, default="")
-    language = serializers.ChoiceField(
+    # As in the other lists: at most 100 characters, no NUL byte, not empty, matched as
+    # given; otherwise any slug (an unknown game simply has no results).
+    game = serializers.CharField(
+        required=False,
+        default="",
+        max_length=GAME_MAX_LENGTH,
+        trim_whitespace=False,
+        error_messages={"blank": EMPTY_VALUE},
+    )
+    language = ChoiceField(
         choices=CONTENT_LANGUAGE_CODES,
         required=False,
-        allow_blank=True,
         default="",
-        error_messages={"invalid_choice": one_of(CONTENT_LANGUAGE_CODES)},
+        error_messages={"invalid_choice": one_of(CONTENT_LANGUAGE_CODES), "blank": EMPTY_VALUE},
     )
 
 
 class SearchParameters(SuggestParameters):
-    type = serializers.ChoiceField(
+    type = ChoiceField(
         choices=TYPES,
         required=False,
-        allow_blank=True,
         default="",
-        error_messages={"invalid_choice": one_of(TYPES)},
+        error_messages={"invalid_choice": one_of(TYPES), "blank": EMPTY_VALUE},
     )
 
 
 def parameters(serializer_class, request) -> dict:
-    """The validated parameters (``""`` for an absent one); 400 JSON otherwise."""
-    checked = serializer_class(data=request.query_params)
+    """The validated parameters (``""`` for an absent one); 400 JSON otherwise.
+
+    A plain dict (each parameter's last value, as ``QueryDict.get``): given a QueryDict,
+    DRF reads an empty optional value as an HTML form's empty field, i.e. as absent.
+    """
+    checked = serializer_class(data=request.query_params.dict())
     checked.is_valid(raise_exception=True)
     return checked.validated_data
 
@@ -139,14 +158,15 @@ def too_long() -> ValidationError:
 
 
 def suggest_limit(request) -> int:
-    """``limit``: 1 to MAX_SUGGEST_LIMIT; more is capped, anything else a 400 (as
-    ``page_size`` is)."""
+    """``limit``: from 1; more than MAX_SUGGEST_LIMIT is capped, anything else (an empty
+    value too) a 400, as ``page_size`` is."""
     raw = request.query_params.get("limit")
-    if raw is None or raw == "":
+    if raw is None:
         return SUGGEST_LIMIT
-    size = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 6 else 0
+    size = whole_number(raw)
     if size < 1:
-        raise ValidationError({"limit": [f"Must be a whole number from 1 to {MAX_SUGGEST_LIMIT}."]})
+        message = f"Must be a whole number from 1 (at most {MAX_SUGGEST_LIMIT} are given)."
+        raise ValidationError({"limit": [message]})
     return min(size, MAX_SUGGEST_LIMIT)
 
 
@@ -287,7 +307,9 @@ class _Empty:
 # --- The endpoints ---------------------------------------------------------------------------
 
 GAME = OpenApiParameter(
-    "game", str, description="Game slug, e.g. marvel-champions. An unknown slug: no results."
+    "game",
+    text_parameter(GAME_MAX_LENGTH),
+    description="Game slug, e.g. marvel-champions. An unknown slug: no results.",
 )
 LANGUAGE = OpenApiParameter(
     "language", str, enum=CONTENT_LANGUAGE_CODES, description="Content language code."
@@ -311,7 +333,7 @@ class SearchViewSet(APIv1Settings, ViewSet):
         parameters=[
             OpenApiParameter(
                 "q",
-                str,
+                {"type": "string", "maxLength": MAX_QUERY_LENGTH},
                 description=f"The search text, at most {MAX_QUERY_LENGTH} characters. "
                 "Words, not a query language: quotes, operators and * are plain text.",
             ),
@@ -351,7 +373,7 @@ class SearchViewSet(APIv1Settings, ViewSet):
         if raw in SearchPagination.last_page_strings:
             return MAX_RESULTS
         # Not a page number: the paginator answers 404, whatever is fetched.
-        page = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 6 else 1
+        page = whole_number(raw) if len(raw) <= 6 else 1
         return max(1, min(page * page_size + 1, MAX_RESULTS))
 
     @extend_schema(
@@ -361,15 +383,17 @@ class SearchViewSet(APIv1Settings, ViewSet):
         f"{SUGGEST_MAX_AGE} seconds. " + EMPTY_QUERY,
         parameters=[
             OpenApiParameter(
-                "q", str, description=f"What has been typed, at most {MAX_QUERY_LENGTH} characters."
+                "q",
+                {"type": "string", "maxLength": MAX_QUERY_LENGTH},
+                description=f"What has been typed, at most {MAX_QUERY_LENGTH} characters.",
             ),
             GAME,
             LANGUAGE,
             OpenApiParameter(
                 "limit",
-                int,
-                description=f"How many suggestions, 1 to {MAX_SUGGEST_LIMIT} "
-                f"(default {SUGGEST_LIMIT}).",
+                {"type": "integer", "minimum": 1},
+                description=f"How many suggestions, from 1 (default {SUGGEST_LIMIT}); more "
+                f"than {MAX_SUGGEST_LIMIT} gives {MAX_SUGGEST_LIMIT}.",
             ),
         ],
         responses=SuggestResponseSerializer,

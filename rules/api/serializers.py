@@ -246,11 +246,26 @@ class GameSerializer(BatchLoadingMixin, serializers.ModelSerializer):
         return game.published_languages
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "anyOf": [{"type": "string", "format": "uri"}, {"type": "string", "enum": [""]}],
+    }
+)
+class OptionalURLField(serializers.CharField):
+    """A URL, or ``""`` where none is known (a model ``URLField`` with ``blank=True``).
+
+    Read only; a ``CharField`` because drf-spectacular adds ``format: uri`` to every
+    ``URLField``, next to the schema given here, and "" is no URI."""
+
+
 class SourceSerializer(serializers.ModelSerializer):
     url = serializers.HyperlinkedIdentityField(view_name="api:source-detail")
     game = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    source_url = serializers.URLField(
-        source="url", read_only=True, help_text="Where the document itself is."
+    source_url = OptionalURLField(
+        source="url",
+        read_only=True,
+        help_text='Where the document itself is; "" when that is not known.',
     )
 
     class Meta:

@@ -273,7 +273,7 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "rules.api.pagination.PageNumberPagination",
     "PAGE_SIZE": 20,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "rules.api.schema.AutoSchema",  # errors documented
     "EXCEPTION_HANDLER": "rules.api.exceptions.json_exception_handler",
     "DEFAULT_VERSIONING_CLASS": None,
 }
