@@ -63,6 +63,10 @@ class _WikiLinkExtension(markdown.Extension):
 def render_markdown(text: str, resolve: LinkResolver | None = None) -> SafeString:
     """Render Markdown and sanitise the result; ``[[Term]]`` links use ``resolve``."""
     md = markdown.Markdown(extensions=["sane_lists", "tables", _WikiLinkExtension(resolve)])
+    # "\<" is an escape, as in CommonMark: the importer writes it for a "<" in plain
+    # text ("\<b>" is the text "<b>"), which Python-Markdown would otherwise read as a
+    # backslash and then raw HTML (that the sanitiser drops with its content).
+    md.ESCAPED_CHARS = [*md.ESCAPED_CHARS, "<"]
     html = md.convert(text or "")
     clean = nh3.clean(
         html,

@@ -42,7 +42,7 @@ from .markdown import render_markdown
 from .references import WIKI_LINK, LinkTarget, link_targets
 from .text import normalize_label
 
-RENDERER_VERSION = "1"
+RENDERER_VERSION = "2"  # 2: "\<" is an escape (rules.markdown)
 BATCH = 500
 
 
