@@ -6,6 +6,7 @@ from html.parser import HTMLParser
 
 import pytest
 from django.db import connection
+from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
 
 from rules.permissions import MODERATORS_GROUP
@@ -146,3 +147,9 @@ def test_our_pages_carry_no_inline_script_or_style(client, world):
         response = client.get(url)
         assert response.status_code == 200, url
         assert inline_code(response.content.decode()) == [], url
+
+
+def test_the_server_error_page_carries_no_inline_script_or_style():
+    html = render_to_string("500.html")
+    assert inline_code(html) == []
+    assert '<link rel="stylesheet" href="/static/css/site.css">' in html

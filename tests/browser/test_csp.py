@@ -132,6 +132,17 @@ def test_admin_pages_and_the_live_preview_work_without_a_violation(live_server, 
     expect(page.locator("#result_list")).to_contain_text("Exhaust")
     assert csp_violations.all() == [], "admin change list"
 
+    for path, shows in [
+        (f"/admin/rules/entry/{entry.pk}/history/", "Ready"),
+        ("/admin/rules/entry/import/", "Import"),
+        ("/admin/worklists/", "Wanted"),
+        ("/admin/activity/", "Ready"),
+        (f"/admin/faq/question/{game.faq_questions.get().pk}/change/", "Can a ready card react?"),
+    ]:
+        visit(page, live_server.url + path)
+        expect(page.locator("#content")).to_contain_text(shows)
+        assert csp_violations.all() == [], path
+
     visit(page, f"{live_server.url}/admin/rules/entry/{entry.pk}/view/")
     expect(page.locator(".staff-banner")).to_be_visible()
     assert page.locator(".staff-banner").evaluate("b => getComputedStyle(b).marginTop") == "16px"
