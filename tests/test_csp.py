@@ -66,8 +66,12 @@ def test_every_public_response_has_the_policy_and_keeps_it_from_the_cache(client
         assert first.status_code == again.status_code == 200, url
         assert len(captured) == 1, f"{url}: the second answer comes from the cache"
         assert directives(first).items() >= BASE_DIRECTIVES.items(), url
-        assert again.headers["Content-Security-Policy"] == first.headers["Content-Security-Policy"], url
-        assert "nonce-" not in first.headers["Content-Security-Policy"], f"{url}: a cached nonce would be reused"
+        assert (
+            again.headers["Content-Security-Policy"] == first.headers["Content-Security-Policy"]
+        ), url
+        assert "nonce-" not in first.headers["Content-Security-Policy"], (
+            f"{url}: a cached nonce would be reused"
+        )
 
 
 def test_redoc_alone_may_add_style_elements_and_a_blob_worker_also_from_the_cache(client, world):
@@ -96,7 +100,11 @@ def test_errors_redirects_and_the_admin_have_the_policy(client, world):
         assert directives(response).items() >= BASE_DIRECTIVES.items(), url
 
     client.force_login(make_staff("maria", MODERATORS_GROUP))
-    for url in ["/admin/", f"/admin/rules/entry/{world['fight'].pk}/change/", "/admin/rules/entry/"]:
+    for url in [
+        "/admin/",
+        f"/admin/rules/entry/{world['fight'].pk}/change/",
+        "/admin/rules/entry/",
+    ]:
         response = client.get(url)
         assert response.status_code == 200, url
         assert directives(response).items() >= BASE_DIRECTIVES.items(), url
@@ -137,13 +145,23 @@ def inline_code(html: str) -> list[str]:
 
 def test_our_pages_carry_no_inline_script_or_style(client, world):
     moderator = make_staff("maria", MODERATORS_GROUP)
-    pages = [*public_urls(world)[:6], "/api/v1/docs/", "/api/v1/redoc/", "/en/no-such-page/", "/admin/login/"]
+    pages = [
+        *public_urls(world)[:6],
+        "/api/v1/docs/",
+        "/api/v1/redoc/",
+        "/en/no-such-page/",
+        "/admin/login/",
+    ]
     for url in pages:
         response = client.get(url)
         assert inline_code(response.content.decode()) == [], url
     client.force_login(moderator)
     fight = world["fight"]
-    for url in ["/admin/", f"/admin/rules/entry/{fight.pk}/change/", f"/admin/rules/entry/{fight.pk}/view/"]:
+    for url in [
+        "/admin/",
+        f"/admin/rules/entry/{fight.pk}/change/",
+        f"/admin/rules/entry/{fight.pk}/view/",
+    ]:
         response = client.get(url)
         assert response.status_code == 200, url
         assert inline_code(response.content.decode()) == [], url

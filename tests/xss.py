@@ -80,11 +80,15 @@ def make_corpus_game(slug: str = "xss-game") -> dict:
     """A game whose every moderator-filled field holds the corpus, through the ORM."""
     names = packed(200)
     game = make_game(slug=slug, name=names[0], publisher=one_line(VECTORS[0]))
-    extra_games = [make_game(slug=f"{slug}-name-{k}", name=name) for k, name in enumerate(names[1:], 1)]
+    extra_games = [
+        make_game(slug=f"{slug}-name-{k}", name=name) for k, name in enumerate(names[1:], 1)
+    ]
 
     urls = source_urls()
     sources = [
-        make_source(game=game, title=title or f"Source {k}", attribution=attribution or "", url=url or "")
+        make_source(
+            game=game, title=title or f"Source {k}", attribution=attribution or "", url=url or ""
+        )
         for k, (title, attribution, url) in enumerate(zip_longest(packed(300), packed(300), urls))
     ]
 
@@ -101,7 +105,9 @@ def make_corpus_game(slug: str = "xss-game") -> dict:
     carrier.body = all_vectors_text() + "\n\n" + "\n\n".join(reversed(VECTORS[::3]))
     carrier.save()
     titled = [
-        make_entry(game=game, title=title, body=f"{MARK} title carrier.", source=sources[k % len(sources)])
+        make_entry(
+            game=game, title=title, body=f"{MARK} title carrier.", source=sources[k % len(sources)]
+        )
         for k, title in enumerate(packed(300, prefix=MARK))
     ]
 
@@ -113,7 +119,9 @@ def make_corpus_game(slug: str = "xss-game") -> dict:
         affects=[carrier],
         source=sources[0],
     )
-    erratum.corrected_text += "\n\n" + "\n\n".join(reversed(VECTORS[::7]))  # under the diff preview limit
+    erratum.corrected_text += "\n\n" + "\n\n".join(
+        reversed(VECTORS[::7])
+    )  # under the diff preview limit
     erratum.save()  # a second version: the history shows the corpus in a diff
     errata = [
         make_erratum(game=game, title=title, corrected_text=f"{MARK} corrected.", affects=[carrier])
@@ -150,7 +158,11 @@ def plain_text_document() -> str:
     blocks = []
     for k in range(0, len(VECTORS), 15):
         group = VECTORS[k : k + 15]
-        lines = [f"{MARK} Term {k // 15 + 1}", *(one_line(v) for v in group), f"See also: {one_line(group[0])}"]
+        lines = [
+            f"{MARK} Term {k // 15 + 1}",
+            *(one_line(v) for v in group),
+            f"See also: {one_line(group[0])}",
+        ]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n"
 
@@ -180,7 +192,9 @@ def canonical_document(slug: str) -> dict:
                 "url": url or "",
                 "attribution": attribution or "",
             }
-            for k, (title, attribution, url) in enumerate(zip_longest(packed(300, prefix=MARK), packed(300), source_urls()))
+            for k, (title, attribution, url) in enumerate(
+                zip_longest(packed(300, prefix=MARK), packed(300), source_urls())
+            )
             if title
         ],
         "entries": [
@@ -232,7 +246,9 @@ def canonical_document(slug: str) -> dict:
                 "status": "published",
                 "related_entries": ["carrier-0"],
             }
-            for k, (question, topic) in enumerate(zip_longest(packed(500, prefix=MARK), packed(200)))
+            for k, (question, topic) in enumerate(
+                zip_longest(packed(500, prefix=MARK), packed(200))
+            )
             if question
         ],
     }
@@ -243,11 +259,23 @@ def import_corpus(directory: Path) -> tuple[Game, Game]:
     text = directory / "corpus-glossary.txt"
     text.write_text(plain_text_document(), encoding="utf-8")
     call_command(
-        "import_rules", str(text), "--game", "xss-text", "--game-name", packed(200)[3], "--language", "en",
-        "--kind", "glossary", "--source-title", packed(300)[1], stdout=io.StringIO(),
+        "import_rules",
+        str(text),
+        "--game",
+        "xss-text",
+        "--game-name",
+        packed(200)[3],
+        "--language",
+        "en",
+        "--kind",
+        "glossary",
+        "--source-title",
+        packed(300)[1],
+        stdout=io.StringIO(),
     )
     canonical = directory / "corpus.json"
-    canonical.write_text(json.dumps(canonical_document("xss-json"), ensure_ascii=False, indent=2), encoding="utf-8")
+    canonical.write_text(
+        json.dumps(canonical_document("xss-json"), ensure_ascii=False, indent=2), encoding="utf-8"
+    )
     call_command("import_rules", str(canonical), "--game", "xss-json", stdout=io.StringIO())
     return Game.objects.get(slug="xss-text"), Game.objects.get(slug="xss-json")
-

@@ -14,13 +14,18 @@ from tests.admin.conftest import make_staff
 from tests.browser.test_moderator import log_in
 from tests.factories import make_entry, make_erratum, make_game, make_question
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+]
 
 
 @pytest.fixture
 def game():
     game = make_game(slug="policy-game", name="Policy Game")
-    ready = make_entry(game=game, title="Ready", body="Turn an **exhausted** card upright. See [[Exhaust]].")
+    ready = make_entry(
+        game=game, title="Ready", body="Turn an **exhausted** card upright. See [[Exhaust]]."
+    )
     make_entry(game=game, title="Exhaust", body="Turn the card sideways.", see_also=["Ready"])
     make_erratum(
         game=game,
@@ -29,7 +34,12 @@ def game():
         corrected_text="Ready at the end of the round.",
         affects=[ready],
     )
-    make_question(game=game, question="Can a ready card react?", answer="Yes, *once*.", related_entries=[ready])
+    make_question(
+        game=game,
+        question="Can a ready card react?",
+        answer="Yes, *once*.",
+        related_entries=[ready],
+    )
     return game
 
 
@@ -48,7 +58,9 @@ def test_public_pages_work_without_a_violation(live_server, page, game, csp_viol
     box = page.locator("#site-search")
     box.click()
     box.press_sequentially("rea", delay=30)
-    expect(page.locator("#site-search-suggestions").get_by_role("option").first).to_contain_text("Ready")
+    expect(page.locator("#site-search-suggestions").get_by_role("option").first).to_contain_text(
+        "Ready"
+    )
     assert csp_violations.all() == [], "home"
 
     visit(page, f"{base}/games/policy-game/")
@@ -102,12 +114,18 @@ def test_api_docs_render_their_operations_without_a_violation(live_server, page,
     expect(page.locator("[data-role='search:results'] li").first).to_be_visible(timeout=10_000)
     # ReDoc's bundle shows a logo from its makers' CDN beside "API docs by Redocly":
     # that one request is refused by the policy (the docs work offline), nothing else.
-    blocked_logo = [v for v in csp_violations.all() if "cdn.redoc.ly/redoc/logo-mini.svg" in v and "img-src" in v]
+    blocked_logo = [
+        v
+        for v in csp_violations.all()
+        if "cdn.redoc.ly/redoc/logo-mini.svg" in v and "img-src" in v
+    ]
     assert blocked_logo, "the policy refuses the CDN logo"
     assert [v for v in csp_violations.all() if v not in blocked_logo] == [], "redoc"
 
 
-def test_admin_pages_and_the_live_preview_work_without_a_violation(live_server, page, game, csp_violations):
+def test_admin_pages_and_the_live_preview_work_without_a_violation(
+    live_server, page, game, csp_violations
+):
     make_staff("maria", MODERATORS_GROUP)
     visit(page, f"{live_server.url}/admin/login/?next=/admin/")
     expect(page.locator("#login-form")).to_be_visible()

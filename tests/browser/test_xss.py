@@ -24,7 +24,10 @@ from playwright.sync_api import expect
 from tests.browser.conftest import CSP_LISTENER
 from tests.xss import MARK, VECTORS, import_corpus, make_corpus_game, one_line, packed
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+]
 
 HOOK = "window.__xss = [];"
 
@@ -59,9 +62,12 @@ class Browser:
     """One browser context with the hook, the dialog handler and the checks."""
 
     def __init__(self, browser, base_url: str, *, bypass_csp: bool):
-        self.context = browser.new_context(viewport={"width": 1200, "height": 900}, bypass_csp=bypass_csp)
+        self.context = browser.new_context(
+            viewport={"width": 1200, "height": 900}, bypass_csp=bypass_csp
+        )
         self.context.add_init_script(HOOK)
         self.context.add_init_script(CSP_LISTENER)
+        self.context.set_default_timeout(15_000)
         self.page = self.context.new_page()
         self.base_url = base_url
         self.executed: list[str] = []  # dialogs and hook calls, with the page they ran on
@@ -70,7 +76,9 @@ class Browser:
         self.page.on("dialog", self._on_dialog)
         self.page.on(
             "console",
-            lambda m: self.violations.append(m.text) if "Content Security Policy" in m.text else None,
+            lambda m: (
+                self.violations.append(m.text) if "Content Security Policy" in m.text else None
+            ),
         )
 
     def _on_dialog(self, dialog) -> None:
@@ -140,13 +148,17 @@ def test_no_vector_runs_anywhere(live_server, browser, corpus):
     expect(sources).to_have_count(len(corpus["sources"]))
     listed = normalized(" ".join(sources.all_inner_texts()))
     assert all(normalized(source.title) in listed for source in corpus["sources"])
-    assert page.locator("#sources-heading + ul a[href^='https://example.org/rules?v=']").count() > 30
+    assert (
+        page.locator("#sources-heading + ul a[href^='https://example.org/rules?v=']").count() > 30
+    )
 
     chrome.visit(carrier.get_absolute_url())
     body = page.locator("article.entry .body")
     expect(body).to_contain_text(f"{MARK} text.")
     assert "__xss.push(" in body.inner_text()  # the vectors are there, as text
-    expect(page.locator("main")).to_contain_text(normalized(one_line(VECTORS[-1])))  # an alias or label
+    expect(page.locator("main")).to_contain_text(
+        normalized(one_line(VECTORS[-1]))
+    )  # an alias or label
     expect(page.locator("article.erratum")).to_have_count(1 + len(corpus["errata"]))
     chrome.check()
     for entry in corpus["titled"]:
@@ -244,7 +256,8 @@ def test_no_vector_runs_anywhere(live_server, browser, corpus):
         chrome.visit(f"/admin/{opts.app_label}/{opts.model_name}/{item.pk}/change/")
         chrome.check()
     chrome.visit(f"/admin/rules/entry/{carrier.pk}/history/")
-    expect(page.locator("#content ins, #content del").first).to_be_attached()  # a diff of the corpus
+    # The history shows the corpus in a diff.
+    expect(page.locator("#content ins, #content del").first).to_be_attached()
     chrome.close()
 
     assert chrome.executed == []

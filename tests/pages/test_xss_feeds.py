@@ -32,7 +32,10 @@ class LiveMarkup(HTMLParser):
             self.found.append(tag)
         for name, value in attrs:
             scheme = re.sub(r"[\x00-\x20]", "", value or "").lower().split(":", 1)[0]
-            if name.startswith("on") or (name in ("href", "src", "action", "formaction") and scheme in ("javascript", "vbscript", "data")):
+            if name.startswith("on") or (
+                name in ("href", "src", "action", "formaction")
+                and scheme in ("javascript", "vbscript", "data")
+            ):
                 self.found.append(f"{tag} {name}={value}")
 
 
@@ -59,7 +62,10 @@ def test_feeds_escape_the_corpus(client, corpus):
                 markup = LiveMarkup()
                 markup.feed(summary or "")
                 assert markup.found == [], (path, markup.found)
-    written = {*Entry.objects.values_list("title", flat=True), *Erratum.objects.values_list("title", flat=True)}
+    written = {
+        *Entry.objects.values_list("title", flat=True),
+        *Erratum.objects.values_list("title", flat=True),
+    }
     corpus_titles = {title for title in titles if title and title.startswith(MARK)}
     assert corpus_titles, "the corpus titles are in the feeds"
     assert corpus_titles <= written, "each exactly as written: not escaped twice, not stripped"
