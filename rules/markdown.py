@@ -112,6 +112,10 @@ def render_markdown(text: str, resolve: LinkResolver | None = None) -> SafeStrin
     md = markdown.Markdown(
         extensions=["sane_lists", "tables", _WikiLinkExtension(resolve), _RawHtmlAsTextExtension()]
     )
+    # "\<" is an escape, as in CommonMark: the importer writes it for a "<" in plain
+    # text ("\<b>" is the text "<b>"), which Python-Markdown would otherwise read as a
+    # backslash and then raw HTML (that the sanitiser drops with its content).
+    md.ESCAPED_CHARS = [*md.ESCAPED_CHARS, "<"]
     html = md.convert(text or "")
     clean = nh3.clean(
         html,

@@ -42,7 +42,8 @@ from .markdown import render_markdown
 from .references import WIKI_LINK, LinkTarget, link_targets
 from .text import normalize_label
 
-RENDERER_VERSION = "2"  # 2: markup other than the allowed tags is shown as text (rules.markdown)
+# 2: markup other than the allowed tags is shown as text; 3: "\<" is an escape (rules.markdown)
+RENDERER_VERSION = "3"
 BATCH = 500
 
 

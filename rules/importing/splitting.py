@@ -309,6 +309,9 @@ def _fragment(line: int, title: str | None) -> ParsedItem:
 
 
 _MD_INLINE = re.compile(r"([\\`*_]|\[\[|<(?=[A-Za-z/!?]))")
+# "&lt;" in plain text is those four characters, not "<": Markdown has no backslash
+# escape for "&", so an entity-like "&" is written as one.
+_MD_ENTITY = re.compile(r"&(?=#?\w+;)")
 _MD_LINE_START = re.compile(r"^(\s*)([#>+]|-(?=\s)|\d+[.)](?=\s))")
 # A well-formed wiki link, [[Term]] or [[Term|shown text]]: kept, not escaped.
 _WIKI_LINK = re.compile(r"\[\[[^\[\]|\n]+?(?:\|[^\[\]\n]+?)?\]\]")
@@ -325,7 +328,7 @@ def escape_markdown(text: str) -> str:
         out.append(match.group(0))
         position = match.end()
     out.append(_MD_INLINE.sub(lambda m: "\\" + m.group(1), text[position:]))
-    escaped = "".join(out)
+    escaped = _MD_ENTITY.sub("&amp;", "".join(out))
     return _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
 
 

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.text import Truncator
 from simple_history.utils import bulk_create_with_history, bulk_update_with_history
 
-from ..history import history_paused, resnapshot_m2m, stamp
+from ..history import REASON_MAX_LENGTH, history_paused, resnapshot_m2m, stamp
 from ..models import Entry, Erratum, Game, Source
 from ..references import deferred_resolution, rebuild_cross_references, request_resolution, resolution_keys
 from ..search.index import index_objects as index_for_search
@@ -420,8 +421,10 @@ def _as_text(value) -> str:
 
 
 def import_reason(options) -> str:
-    """The change reason of every version an import writes: "import: SOURCE TITLE"."""
-    return f"import: {options.source.title if options.source else 'document'}"
+    """The change reason of every version an import writes: "import: SOURCE TITLE",
+    shortened to fit the history's field (a source title may be 300 characters long)."""
+    reason = f"import: {options.source.title if options.source else 'document'}"
+    return Truncator(reason).chars(REASON_MAX_LENGTH)
 
 
 def _game(options) -> Game:

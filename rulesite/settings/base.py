@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI / ReDoc assets, served locally (no CDN)
     "simple_history",
     "axes",  # admin login rate limit (see AXES_* below)
+    "csp",  # Content-Security-Policy (see CONTENT_SECURITY_POLICY below)
     "rules",
     "faq",
 ]
@@ -96,6 +97,10 @@ MIDDLEWARE = [
     # ConditionalGetMiddleware, which answers 304 for cached responses too; outside
     # everything a cached response need not run again (CSRF, auth, messages).
     "rulesite.response_cache.PublicResponseCacheMiddleware",
+    # Inside the response cache, so the Content-Security-Policy header (with any
+    # per-view additions, csp.decorators) is stored with each cached response and sent
+    # with every copy of it. Hence no nonces on public pages: a cached nonce is reused.
+    "csp.middleware.CSPMiddleware",
     # gzip inside the cache: a cached response is compressed once, when rendered
     # (rulesite/compression.py; never the admin or a request with a session).
     "rulesite.compression.PublicGZipMiddleware",
@@ -240,6 +245,31 @@ if not DEBUG:
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp): the second wall behind sanitising. No inline
+# script or style anywhere (our JavaScript and CSS are files in static/; data for a
+# script travels in data- attributes or json_script), nothing from other hosts, no
+# plugins, no <base>, forms post only here, and no page may be framed elsewhere. The
+# admin's Markdown preview is an <iframe srcdoc> without scripts, which inherits this
+# policy. The one page that needs more says so itself: ReDoc's styles are injected at
+# run time and its search runs in a worker from a blob: URL (rulesite/api_urls.py).
+# No nonce is ever used: public responses are cached whole (rulesite/response_cache.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "frame-src": ["'self'"],
+        "worker-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 
 # Admin login rate limit (django-axes). After AXES_FAILURE_LIMIT wrong passwords for one
 # username from one IP address, that pair is refused for AXES_COOLOFF_TIME, with a page

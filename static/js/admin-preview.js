@@ -42,7 +42,6 @@
     frame.srcdoc =
       '<!DOCTYPE html><html><head><meta charset="utf-8"><base target="_blank">' +
       '<link rel="stylesheet" href="' + escapeAttribute(config.stylesheet) + '">' +
-      "<style>body{margin:0}main.wrap{padding-top:1rem;padding-bottom:1.5rem}</style>" +
       '</head><body class="md-preview-document"><main id="content" class="wrap"></main></body></html>';
     pane.append(header, status, frame);
 

@@ -164,8 +164,12 @@ def test_docs_load_nothing_from_other_hosts(client, db, url):
 
 
 def test_swagger_ui_does_not_call_the_online_validator(client, db):
+    # The settings are in the page's script file (the split view: no inline script).
     html = client.get("/api/v1/docs/").content.decode()
-    assert '"validatorUrl": null' in html
+    assert '<script src="/api/v1/docs/?script="></script>' in html
+    script = client.get("/api/v1/docs/?script=")
+    assert script["Content-Type"].startswith("application/javascript")
+    assert '"validatorUrl": null' in script.content.decode()
 
 
 # --- Over real HTTP ----------------------------------------------------------------------

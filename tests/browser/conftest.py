@@ -56,3 +56,41 @@ def page(browser):
     page = context.new_page()
     yield page
     context.close()
+
+
+# Every Content-Security-Policy violation a page reports: the document's
+# `securitypolicyviolation` events (collected by a script Playwright runs before the
+# page's own) and Chromium's console errors for them, which also cover frames that run
+# no script (the admin's sandboxed preview) and workers.
+CSP_LISTENER = """
+window.__csp = [];
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.__csp.push(`${event.effectiveDirective} blocked ${event.blockedURI || "inline"} ` +
+                    `at ${event.sourceFile || event.documentURI}:${event.lineNumber}`);
+});
+"""
+
+
+class CSPViolations:
+    def __init__(self, page):
+        self.page = page
+        self.console = []
+        page.add_init_script(CSP_LISTENER)
+        page.on("console", self._on_console)
+
+    def _on_console(self, message) -> None:
+        if "Content Security Policy" in message.text or "Content-Security-Policy" in message.text:
+            self.console.append(message.text)
+
+    def all(self) -> list[str]:
+        """The violations seen so far: the open document's events and every console report."""
+        try:
+            events = self.page.evaluate("window.__csp || []")
+        except Exception:  # the page is navigating; its console reports are still kept
+            events = []
+        return [*events, *self.console]
+
+
+@pytest.fixture
+def csp_violations(page):
+    return CSPViolations(page)

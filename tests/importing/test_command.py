@@ -56,6 +56,15 @@ class TestImportRules:
         assert "rules-reference.txt: detected glossary (text); 2 items (glossary): 2 created" in out
         assert Entry.objects.get(title="Exhaust").source.title == "rules-reference"
 
+    def test_a_source_title_as_long_as_allowed_imports_with_a_shortened_history_reason(self, document):
+        title = "Official Rules Reference, " + "revised edition with every clarification " * 7
+        title = title[:300]  # Source.title's limit; the history's reason field holds 100
+        run(document, "--game", "tc", "--game-name", "Test Cards", "--language", "en", "--source-title", title)
+        entry = Entry.objects.get(title="Exhaust")
+        assert entry.source.title == title
+        reason = entry.history.get().history_change_reason
+        assert reason.startswith("import: Official Rules Reference, revised") and len(reason) <= 100
+
     def test_warnings_name_their_line(self, tmp_path):
         path = tmp_path / "page.txt"
         path.write_text("continues from the previous page.\nRelated: Ready\n\n" + GLOSSARY, encoding="utf-8")

@@ -1,6 +1,7 @@
 """The tricky pieces of structure.py, splitting.py and crossrefs.py, one at a time."""
 
 import time
+from html import unescape
 
 import pytest
 
@@ -15,6 +16,7 @@ from rules.importing.structure import (
     outline,
     section_kind,
 )
+from rules.markdown import render_markdown
 
 
 def blocks_of(text: str, language: str = "en", markdown: bool = False):
@@ -424,6 +426,23 @@ def test_wiki_links_survive_escaping_and_other_markup_does_not():
     )
     assert escape_markdown("[[broken link and *stars*") == "\\[[broken link and \\*stars\\*"
     assert escape_markdown("# not a heading") == "\\# not a heading"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "If power < 3, play <b>Boost</b> at once.",
+        "Write <script>alert(1)</script> on the card.",
+        "&lt;tag&gt; and &#60; are text, and so is &amp;.",
+        "<<b>> and </i> and <!-- a comment -->",
+    ],
+)
+def test_plain_text_that_looks_like_html_is_shown_as_written(text):
+    """Plain text with angle brackets or entities reads exactly as written once rendered:
+    nothing dropped by the sanitiser, no stray backslash, no entity decoded."""
+    html = str(render_markdown(escape_markdown(text)))
+    assert html.startswith("<p>") and html.endswith("</p>")
+    assert unescape(html.removeprefix("<p>").removesuffix("</p>")) == text
 
 
 def test_markdown_headings_lists_and_inline_markup():
