@@ -20,6 +20,9 @@ def corpus(tmp_path):
     return world
 
 
+_C0_AND_SPACE = "".join(chr(code) for code in range(0x21))
+
+
 class LiveMarkup(HTMLParser):
     """What an HTML summary would run in a feed reader: script, handlers, script URLs."""
 
@@ -31,7 +34,11 @@ class LiveMarkup(HTMLParser):
         if tag in ("script", "iframe", "object", "embed", "base", "meta"):
             self.found.append(tag)
         for name, value in attrs:
-            scheme = re.sub(r"[\x00-\x20]", "", value or "").lower().split(":", 1)[0]
+            # As the URL standard reads it: C0 controls and spaces stripped at both ends,
+            # tabs and line breaks removed everywhere ("jav\tascript:" is javascript:,
+            # "jav    ascript:" is a relative address).
+            url = re.sub(r"[\t\n\r]", "", (value or "").strip(_C0_AND_SPACE))
+            scheme = url.lower().split(":", 1)[0]
             if name.startswith("on") or (
                 name in ("href", "src", "action", "formaction")
                 and scheme in ("javascript", "vbscript", "data")
