@@ -115,8 +115,8 @@ GAIN = 2.0  # … and this much more common than the token as it stands.
 # much rarer than the repair ("nd" for "find") are repaired too.
 DAMAGED_COMMON, DAMAGED_GAIN = 4.0, 1.5
 PROOF = 2.0
-INITIAL_THRESHOLD = 10 ** (5.0 - 9)  # Zipf 5
-FULL_GAIN = 0.05  # where every ligature is gone, a fragment rarer than its repair is repaired
+INITIAL_THRESHOLD = 10 ** (4.5 - 9)  # Zipf 4.5: "Thus", "Therefore" open sentences too
+FULL_GAIN = 0.0  # where every ligature is gone, a fragment rarer than its repair is repaired
 INTACT = re.compile(r"[^\W\d_]*(?:fi|fl|ff)[^\W\d_]*")
 ITEM_MARKER = re.compile(r"^\s*(?:[-–•*▪]|\d{1,3}[.)])\s+")
 # A lone "e" is no English word: before a capitalised word it is "The" ("and e Red Tower").
@@ -192,7 +192,7 @@ def repair_dropped_ligatures(lines: list[str], language: str) -> tuple[list[str]
             (own < DAMAGED_COMMON and repaired >= COMMON and repaired >= own + DAMAGED_GAIN)
             or (own == 0 and repaired >= RARE)
         )
-        fragment = lost_all and repaired >= COMMON and repaired >= own + FULL_GAIN
+        fragment = lost_all and repaired >= RARE and repaired > own + FULL_GAIN
         if clear or damaged or fragment:
             fixes[token] = word.capitalize() if token[0].isupper() else word
             if not (clear or damaged):
