@@ -33,6 +33,7 @@ titles it names:
 """
 
 import re
+from functools import lru_cache
 
 # The phrases that open a cross-reference line, per language. A colon may follow
 # (French puts a space before it); the phrases in WITHOUT_COLON also count without one
@@ -134,6 +135,8 @@ _REDIRECT = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[.!?][\"'”’»)]*\s+")
+# A sentence's end followed by a cross-reference phrase: where a trailing line may start.
+_TAIL_START = re.compile(rf"[.!?][\"'”’»)]*\s+(?=\(?{_EMPHASIS}(?:{_with_colon}))", re.IGNORECASE)
 
 
 def split_trailing_cross_reference(text: str) -> tuple[str, str] | None:
@@ -141,7 +144,7 @@ def split_trailing_cross_reference(text: str) -> tuple[str, str] | None:
 
     A cross-reference line after the last sentence of a bullet, numbered step or
     paragraph; None when there is none. The labels may hold no sentence of their own."""
-    for match in _SENTENCE_END.finditer(text):
+    for match in _TAIL_START.finditer(text):
         tail = text[match.end() :]
         labels = match_cross_reference_line(tail)
         if labels is not None and not _SENTENCE_END.search(labels.rstrip(".")):
@@ -180,12 +183,14 @@ def parse_labels(
     known: set[str] | frozenset[str] = frozenset(),
     language: str | None = None,
     separator: str = ",",
+    longest: int = 12,
 ) -> list[tuple[str, str]]:
     """The labels of a cross-reference line, each with the page it names ("" if none).
 
     ``known`` holds the normalised titles and aliases the labels may name (the document's
     own and the game's), ``language`` chooses the conjunctions (None: every language's),
-    ``separator`` is the document's (``document_separator``). See the module docstring.
+    ``separator`` is the document's (``document_separator``), ``longest`` the most atoms
+    a known name has (``longest_name``). See the module docstring.
     """
     text = _WIKI_LINK.sub(lambda m: m.group(1), text)
     text = _MD_LINK.sub(lambda m: m.group(1), text)
@@ -208,7 +213,7 @@ def parse_labels(
             kept.append((atom.strip(), glue))
             pages.append(page)
     labels: list[tuple[str, str]] = []
-    for start, end, named in _segments([atom for atom, _ in kept], [glue for _, glue in kept], known):
+    for start, end, named in _segments([atom for atom, _ in kept], [glue for _, glue in kept], known, longest):
         if named:
             labels.append((_joined(kept, start, end), next((p for p in pages[start:end] if p), "")))
         else:
@@ -223,6 +228,13 @@ def parse_labels(
     return out
 
 
+def longest_name(names, language: str | None) -> int:
+    """The most atoms (parts between commas, semicolons and conjunctions) any of ``names``
+    has: longer runs need not be tried."""
+    conjunction, _ = _conjunction_patterns(language)
+    return max((1 + name.count(",") + name.count(";") + len(conjunction.findall(name)) for name in names), default=1)
+
+
 def _page(match: re.Match) -> str:
     return re.sub(r"\s+", "", match.group("page")).replace("-", "–")
 
@@ -233,13 +245,18 @@ def _conjunctions(language: str | None) -> list[str]:
     return FINAL_CONJUNCTIONS
 
 
+@lru_cache(maxsize=16)
+def _conjunction_patterns(language: str | None) -> tuple[re.Pattern, re.Pattern]:
+    """A conjunction between two words, and one that opens a part."""
+    words = "|".join(re.escape(c) for c in _conjunctions(language))
+    return re.compile(rf"\s+(?:{words})\s+", re.IGNORECASE), re.compile(rf"^(?:{words})\s+", re.IGNORECASE)
+
+
 def _atoms(text: str, language: str | None) -> list[tuple[str, str]]:
     """The line cut at every comma, semicolon (outside brackets and quotes) and conjunction,
     each atom with the glue before it (", ", "; ", " and ", ", and "). A part's first word
     is never a conjunction: "En mano y fuera de la mano" starts with a word."""
-    words = "|".join(re.escape(c) for c in _conjunctions(language))
-    conjunction = re.compile(rf"\s+(?:{words})\s+", re.IGNORECASE)
-    leading = re.compile(rf"^(?:{words})\s+", re.IGNORECASE)
+    conjunction, leading = _conjunction_patterns(language)
     atoms: list[tuple[str, str]] = []
     for index, (part, glue) in enumerate(_split_outside_brackets(text)):
         part = part.strip()
@@ -268,7 +285,7 @@ def _joined(atoms: list[tuple[str, str]], start: int, end: int) -> str:
     return text
 
 
-def _segments(atoms: list[str], glues: list[str], known) -> list[tuple[int, int, bool]]:
+def _segments(atoms: list[str], glues: list[str], known, longest: int = 12) -> list[tuple[int, int, bool]]:
     """Runs of atoms: (start, end, names a known title). Most atoms named, then fewest labels;
     a run never crosses a semicolon."""
     count = len(atoms)
@@ -280,7 +297,7 @@ def _segments(atoms: list[str], glues: list[str], known) -> list[tuple[int, int,
     for start in range(count - 1, -1, -1):
         options = [((best[start + 1][0][0], best[start + 1][0][1]), (start, start + 1, False))]
         text = ""
-        for end in range(start + 1, min(count, start + 12) + 1):
+        for end in range(start + 1, min(count, start + longest) + 1):
             if end > start + 1 and ";" in glues[end - 1]:
                 break
             text = atoms[start] if end == start + 1 else text + _glue_text(glues[end - 1]) + atoms[end - 1]
@@ -353,6 +370,8 @@ _OPENING_QUOTES = {"„": "“”", "“": "”", "«": "»", "‚": "‘’"}
 def _split_outside_brackets(text: str) -> list[tuple[str, str]]:
     """Parts between commas and semicolons outside brackets and typographic quotes, each
     with the separator before it ("" for the first)."""
+    if not any(char in text for char in ",;"):
+        return [(text, "")]
     parts, depth, start, glue, closing = [], 0, 0, "", ""
     for position, char in enumerate(text):
         if closing:

@@ -118,7 +118,6 @@ PROOF = 2.0
 INITIAL_THRESHOLD = 10 ** (4.5 - 9)  # Zipf 4.5: "Thus", "Therefore" open sentences too
 FULL_GAIN = 0.0  # where every ligature is gone, a fragment rarer than its repair is repaired
 INTACT = re.compile(r"[^\W\d_]*(?:fi|fl|ff)[^\W\d_]*")
-ITEM_MARKER = re.compile(r"^\s*(?:[-–•*▪]|\d{1,3}[.)])\s+")
 # A lone "e" is no English word: before a capitalised word it is "The" ("and e Red Tower").
 LONE_E = re.compile(r"(?<![\w'’.\-])e(?= +[A-ZÀ-Þ][^\W\d_])")
 WORD = re.compile(r"[^\W\d_]+")
@@ -202,21 +201,17 @@ def repair_dropped_ligatures(lines: list[str], language: str) -> tuple[list[str]
     # the (few) hits.
     lone_e = language == "en" and "e" in initial
     openers: dict[tuple[int, int], tuple[str, str]] = {}  # (line index, position) → token, fix
-    for number, line in enumerate(lines):
-        marker = ITEM_MARKER.match(line)
-        offset = marker.end() if marker else len(line) - len(line.lstrip())
-        first = line[offset : offset + 12].split(" ", 1)
-        if len(first) != 2 or first[0] not in initial:
-            continue
-        follows = first[1][:1]
+    starts = list(accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+    for match in _line_opener_pattern(language).finditer(text):
+        number = bisect_right(starts, match.start()) - 1
+        token, follows, marker = match.group("token"), match.group("follows"), bool(match.group("marker"))
         # the line before, with its own lost "Th" put back ("e Campaign" is a heading)
         before = openers.get((number - 1, 0))
         previous = before[1] + lines[number - 1][len(before[0]) :] if before else None
-        if (follows.islower() or (lone_e and first[0] == "e" and follows.isupper())) and (
+        if (follows.islower() or (lone_e and token == "e" and follows.isupper())) and (
             marker or _after_sentence_end(lines, number, previous)
         ):
-            openers[(number, offset)] = (first[0], initial[first[0]])
-    starts = list(accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+            openers[(number, match.start("token") - starts[number])] = (token, initial[token])
     if openers or proof:  # mid-line openers only where the document shows damage already
         for match in _opener_pattern(language).finditer(text):
             if not text[max(0, match.start() - 2) : match.start()].isalpha():
@@ -259,6 +254,18 @@ def repair_dropped_ligatures(lines: list[str], language: str) -> tuple[list[str]
         out.append(line)
     repairs = [DroppedRepair(token, fix, numbers) for (token, fix), numbers in seen.items()]
     return out, repairs
+
+
+@lru_cache(maxsize=8)
+def _line_opener_pattern(language: str) -> re.Pattern:
+    """A damaged opener at the start of a line or of a list item ("e gold cost", "- ose
+    who", "1. ese cards"), with the first letter of the word after it."""
+    _, initial = _dropped_index(language)
+    words = "|".join(sorted(map(re.escape, initial), key=len, reverse=True)) or "(?!)"
+    return re.compile(
+        rf"^(?P<marker>[ \t]*(?:[-–•*▪]|\d{{1,3}}[.)])[ \t]+)?[ \t]*(?P<token>{words}) (?P<follows>[^\W\d_])",
+        re.MULTILINE,
+    )
 
 
 @lru_cache(maxsize=8)

@@ -55,6 +55,7 @@ from .cleaning import Line
 from .crossrefs import (
     FINAL_CONJUNCTIONS,
     document_separator,
+    longest_name,
     match_cross_reference_line,
     match_redirect_line,
     normalise_title,
@@ -455,9 +456,10 @@ def build_blocks(
         if block.type == "heading":
             names.update(normalise_title(name) for name in title_names(block.text))
     separator = document_separator([b.text for b in blocks if b.type == "crossref"])
+    longest = longest_name(names, language)
     for block in blocks:
         if block.type == "crossref":
-            labels = parse_labels(block.text, names, language, separator)
+            labels = parse_labels(block.text, names, language, separator, longest)
             block.labels = [label for label, _ in labels]
             block.pages = {label: page for label, page in labels if page}
         elif block.type == "heading":
