@@ -2,12 +2,13 @@
 
     python bench/crossref_quality.py [--verbose] [--database-url URL]
 
-Imports each test glossary under tests/importing/documents/quality/ (LANG_glossary.txt,
-one per language, none written for the importer's benefit: separators, inverted
-titles, page references, missed-line forms and redirect-only entries vary between them)
+Imports each test glossary under tests/importing/documents/quality/ (LANG_glossary*.txt
+or .md, two per language, none written for the importer's benefit: separators, inverted
+titles, page references, missed-line forms, redirect-only entries, hard wraps, running
+headers and Markdown vary between them)
 with ``manage.py import_rules --kind glossary --dry-run --format json``, the project's
 own pipeline, and compares each entry with the hand-written answer beside it
-(LANG_glossary.expected.json):
+(NAME.expected.json):
 
 * an entry is right when the import has an entry of that title whose cross-references
   are exactly the expected labels, in order;
@@ -71,10 +72,25 @@ def score(report: dict, expected: dict) -> tuple[int, int, list[str]]:
     return right, len(expected["entries"]) + len(expected.get("redirects", {})), problems
 
 
+def documents(language: str) -> list[Path]:
+    """The test glossaries of a language: LANG_glossary*.txt or .md, each with its answer."""
+    return sorted(
+        path
+        for path in DOCUMENTS.glob(f"{language}_glossary*")
+        if path.suffix in (".txt", ".md") and (DOCUMENTS / f"{path.stem}.expected.json").exists()
+    )
+
+
 def measure(language: str) -> tuple[int, int, list[str]]:
-    path = DOCUMENTS / f"{language}_glossary.txt"
-    expected = json.loads((DOCUMENTS / f"{language}_glossary.expected.json").read_text(encoding="utf-8"))
-    return score(import_dry_run(path, language), expected)
+    """(right, all, what was wrong) over every test glossary of ``language``."""
+    right = total = 0
+    problems: list[str] = []
+    for number, path in enumerate(documents(language)):
+        expected = json.loads((DOCUMENTS / f"{path.stem}.expected.json").read_text(encoding="utf-8"))
+        got, count, wrong = score(import_dry_run(path, language, game=f"quality-{number}"), expected)
+        right, total = right + got, total + count
+        problems += [f"{path.name}: {problem}" for problem in wrong]
+    return right, total, problems
 
 
 def main() -> None:

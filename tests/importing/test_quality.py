@@ -2,7 +2,7 @@
 words that lost their ligatures given back, without touching clean text.
 
 The documents under documents/quality/ were written for these tests (none of them comes
-from the demo data): a glossary per language with a hand-written answer for every
+from the demo data): two glossaries per language, each with a hand-written answer for every
 entry's labels, two English texts with dropped ligatures and their clean originals
 (en_ligatures_*; the long one made by bench/generate_ligature_text.py), and clean texts
 in five languages. The share tests run the same measurement as bench/crossref_quality.py
