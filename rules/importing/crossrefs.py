@@ -289,7 +289,7 @@ def _segments(atoms: list[str], glues: list[str], known, longest: int = 12) -> l
     """Runs of atoms: (start, end, names a known title). Most atoms named, then fewest labels;
     a run never crosses a semicolon."""
     count = len(atoms)
-    if not known or not count:
+    if not known or count < 2:  # one atom is one label, named or not
         return [(0, count, False)] if count else []
     # best[i]: (atoms named, -labels) for atoms[i:], and the run chosen there
     best: list[tuple[tuple[int, int], tuple[int, int, bool]] | None] = [None] * (count + 1)

@@ -118,8 +118,11 @@ PROOF = 2.0
 INITIAL_THRESHOLD = 10 ** (4.5 - 9)  # Zipf 4.5: "Thus", "Therefore" open sentences too
 FULL_GAIN = 0.0  # where every ligature is gone, a fragment rarer than its repair is repaired
 INTACT = re.compile(r"[^\W\d_]*(?:fi|fl|ff)[^\W\d_]*")
+ITEM_MARKER = re.compile(r"^\s*(?:[-–•*▪]|\d{1,3}[.)])\s+")  # a list item's bullet or number
+ITEM_STARTS = "-–•*▪"
 # A lone "e" is no English word: before a capitalised word it is "The" ("and e Red Tower").
-LONE_E = re.compile(r"(?<![\w'’.\-])e(?= +[A-ZÀ-Þ][^\W\d_])")
+# (The pattern starts with a literal, so the scan is a fast substring search.)
+LONE_E = re.compile(r" e(?= +[A-ZÀ-Þ][^\W\d_])")
 WORD = re.compile(r"[^\W\d_]+")
 SENTENCE_END = ".!?:"
 
@@ -181,8 +184,7 @@ def repair_dropped_ligatures(lines: list[str], language: str) -> tuple[list[str]
     # Evidence: damaged tokens that are hardly words at all ("eect" 0, "Angri" 1.5).
     proof = sum(1 for _, own, repaired in candidates.values() if own < PROOF and repaired >= COMMON + 1)
     # Every ligature lost: no word of the document has "fi", "fl" or "ff" left in it.
-    intact = sum(1 for token in tokens if INTACT.fullmatch(token))
-    lost_all = proof >= 3 and intact * 10 <= proof
+    lost_all = proof >= 3 and sum(1 for token in tokens if INTACT.fullmatch(token)) * 10 <= proof
     fixes: dict[str, str] = {}
     fragile: set[str] = set()  # fixed only because every ligature is lost: not next to ' or -
     for token, (word, own, repaired) in candidates.items():
@@ -201,18 +203,23 @@ def repair_dropped_ligatures(lines: list[str], language: str) -> tuple[list[str]
     # the (few) hits.
     lone_e = language == "en" and "e" in initial
     openers: dict[tuple[int, int], tuple[str, str]] = {}  # (line index, position) → token, fix
-    starts = list(accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
-    for match in _line_opener_pattern(language).finditer(text):
-        number = bisect_right(starts, match.start()) - 1
-        token, follows, marker = match.group("token"), match.group("follows"), bool(match.group("marker"))
+    for number, line in enumerate(lines):
+        head = line[:24].lstrip()
+        marker = ITEM_MARKER.match(line) if head[:1] in ITEM_STARTS or head[:1].isdigit() else None
+        offset = marker.end() if marker else len(line[:24]) - len(head)
+        first = line[offset : offset + 12].split(" ", 1)
+        if len(first) != 2 or first[0] not in initial:
+            continue
+        token, follows = first[0], first[1][:1]
         # the line before, with its own lost "Th" put back ("e Campaign" is a heading)
         before = openers.get((number - 1, 0))
         previous = before[1] + lines[number - 1][len(before[0]) :] if before else None
         if (follows.islower() or (lone_e and token == "e" and follows.isupper())) and (
             marker or _after_sentence_end(lines, number, previous)
         ):
-            openers[(number, match.start("token") - starts[number])] = (token, initial[token])
+            openers[(number, offset)] = (token, initial[token])
     if openers or proof:  # mid-line openers only where the document shows damage already
+        starts = list(accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
         for match in _opener_pattern(language).finditer(text):
             if not text[max(0, match.start() - 2) : match.start()].isalpha():
                 continue  # "e.g. is …": an abbreviation, not a sentence's end
@@ -221,8 +228,9 @@ def repair_dropped_ligatures(lines: list[str], language: str) -> tuple[list[str]
             openers.setdefault((number, match.start("token") - starts[number]), (token, initial[token]))
         if lone_e:
             for match in LONE_E.finditer(text):
-                number = bisect_right(starts, match.start()) - 1
-                openers.setdefault((number, match.start() - starts[number]), ("e", initial["e"]))
+                position = match.start() + 1
+                number = bisect_right(starts, position) - 1
+                openers.setdefault((number, position - starts[number]), ("e", initial["e"]))
     if proof + len(openers) < 2:
         return lines, []  # one odd token proves nothing; a clean document stays as it is
     by_line: dict[int, list[tuple[int, str, str]]] = {}
@@ -254,18 +262,6 @@ def repair_dropped_ligatures(lines: list[str], language: str) -> tuple[list[str]
         out.append(line)
     repairs = [DroppedRepair(token, fix, numbers) for (token, fix), numbers in seen.items()]
     return out, repairs
-
-
-@lru_cache(maxsize=8)
-def _line_opener_pattern(language: str) -> re.Pattern:
-    """A damaged opener at the start of a line or of a list item ("e gold cost", "- ose
-    who", "1. ese cards"), with the first letter of the word after it."""
-    _, initial = _dropped_index(language)
-    words = "|".join(sorted(map(re.escape, initial), key=len, reverse=True)) or "(?!)"
-    return re.compile(
-        rf"^(?P<marker>[ \t]*(?:[-–•*▪]|\d{{1,3}}[.)])[ \t]+)?[ \t]*(?P<token>{words}) (?P<follows>[^\W\d_])",
-        re.MULTILINE,
-    )
 
 
 @lru_cache(maxsize=8)
