@@ -278,6 +278,11 @@ class TestDroppedLigatureForms:
         lines = self.repaired("Rules\nere is no limit. eir eects last. ese rst cards stay. ose eects end.\n")
         assert lines[1] == "There is no limit. Their effects last. These first cards stay. Those effects end."
 
+    def test_a_common_word_in_mid_line_is_no_opener(self):
+        # "is" stands 24 characters before the end of a long line: still mid-sentence
+        text = "Passing\ne rst player passes. Some eects end.\nA player who passes now is out of the round now.\n"
+        assert self.repaired(text)[2] == "A player who passes now is out of the round now."
+
     def test_a_plain_dictionary_word_however_rare(self):
         lines = self.repaired("Missions\ne classied missions are unfullled. Some clarications eect the rst turn.\n")
         assert lines[1] == "The classified missions are unfulfilled. Some clarifications effect the first turn."
