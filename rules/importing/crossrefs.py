@@ -85,6 +85,7 @@ _PAGE_LEAD = (
 _PAGE = rf"{_PAGE_LEAD}{{0,2}}{_PAGE_WORD}\s*(?P<page>\d+(?:\s*[-–]\s*\d+)?)"
 _PAGE_REF = re.compile(rf"(?:\s*\(\s*|\s+){_PAGE}\s*\)?\s*$", re.IGNORECASE)
 _PAGE_ONLY = re.compile(rf"^\(?\s*{_PAGE}\s*\)?$", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
 _QUOTES = " \"'“”„‘’«»*_"
 
 
@@ -183,14 +184,15 @@ def parse_labels(
     known: set[str] | frozenset[str] = frozenset(),
     language: str | None = None,
     separator: str = ",",
-    longest: int = 12,
+    heads: frozenset[str] | set[str] | None = None,
 ) -> list[tuple[str, str]]:
     """The labels of a cross-reference line, each with the page it names ("" if none).
 
     ``known`` holds the normalised titles and aliases the labels may name (the document's
     own and the game's), ``language`` chooses the conjunctions (None: every language's),
-    ``separator`` is the document's (``document_separator``), ``longest`` the most atoms
-    a known name has (``longest_name``). See the module docstring.
+    ``separator`` is the document's (``document_separator``); ``heads`` the first atoms of
+    the known names made of several (``name_heads``; None: try every run). See the module
+    docstring.
     """
     text = _WIKI_LINK.sub(lambda m: m.group(1), text)
     text = _MD_LINK.sub(lambda m: m.group(1), text)
@@ -201,19 +203,20 @@ def parse_labels(
     pages: list[str] = []
     kept: list[tuple[str, str]] = []
     for atom, glue in atoms:
-        only = _PAGE_ONLY.match(atom.strip(_QUOTES + " "))
-        if only and kept:
-            pages[-1] = pages[-1] or _page(only)
-            continue
-        found = _PAGE_REF.search(atom)
         page = ""
-        if found and found.start() > 0:
-            page, atom = _page(found), atom[: found.start()]
+        if _DIGIT.search(atom):  # every page reference has a number
+            only = _PAGE_ONLY.match(atom.strip(_QUOTES + " "))
+            if only and kept:
+                pages[-1] = pages[-1] or _page(only)
+                continue
+            found = _PAGE_REF.search(atom)
+            if found and found.start() > 0:
+                page, atom = _page(found), atom[: found.start()]
         if atom.strip(_QUOTES):
             kept.append((atom.strip(), glue))
             pages.append(page)
     labels: list[tuple[str, str]] = []
-    for start, end, named in _segments([atom for atom, _ in kept], [glue for _, glue in kept], known, longest):
+    for start, end, named in _segments([atom for atom, _ in kept], [glue for _, glue in kept], known, heads):
         if named:
             labels.append((_joined(kept, start, end), next((p for p in pages[start:end] if p), "")))
         else:
@@ -228,11 +231,18 @@ def parse_labels(
     return out
 
 
-def longest_name(names, language: str | None) -> int:
-    """The most atoms (parts between commas, semicolons and conjunctions) any of ``names``
-    has: longer runs need not be tried."""
+def name_heads(names, language: str | None) -> frozenset[str]:
+    """The first atoms of the names that have more than one ("würfel" of "würfel, keine
+    mehr übrig", "in play" of "in play and out of play"): only runs that start with one
+    of them can name an entry as a whole, so no other run is tried."""
     conjunction, _ = _conjunction_patterns(language)
-    return max((1 + name.count(",") + name.count(";") + len(conjunction.findall(name)) for name in names), default=1)
+    splitter = re.compile(rf"[,;]|{conjunction.pattern}", re.IGNORECASE)
+    heads = set()
+    for name in names:
+        first = splitter.split(name, maxsplit=1)
+        if len(first) == 2:
+            heads.add(normalise_title(first[0]))
+    return frozenset(heads)
 
 
 def _page(match: re.Match) -> str:
@@ -285,7 +295,7 @@ def _joined(atoms: list[tuple[str, str]], start: int, end: int) -> str:
     return text
 
 
-def _segments(atoms: list[str], glues: list[str], known, longest: int = 12) -> list[tuple[int, int, bool]]:
+def _segments(atoms: list[str], glues: list[str], known, heads=None) -> list[tuple[int, int, bool]]:
     """Runs of atoms: (start, end, names a known title). Most atoms named, then fewest labels;
     a run never crosses a semicolon."""
     count = len(atoms)
@@ -297,10 +307,17 @@ def _segments(atoms: list[str], glues: list[str], known, longest: int = 12) -> l
     for start in range(count - 1, -1, -1):
         options = [((best[start + 1][0][0], best[start + 1][0][1]), (start, start + 1, False))]
         text = ""
-        for end in range(start + 1, min(count, start + longest) + 1):
-            if end > start + 1 and ";" in glues[end - 1]:
+        single = normalise_title(atoms[start])
+        if single in known:
+            rest = best[start + 1][0]
+            options.append(((rest[0] + 1, rest[1] - 1), (start, start + 1, True)))
+        if heads is not None and single not in heads:
+            best[start] = max(options, key=lambda option: option[0])
+            continue
+        for end in range(start + 2, min(count, start + 12) + 1):
+            if ";" in glues[end - 1]:
                 break
-            text = atoms[start] if end == start + 1 else text + _glue_text(glues[end - 1]) + atoms[end - 1]
+            text = (text or atoms[start]) + _glue_text(glues[end - 1]) + atoms[end - 1]
             if normalise_title(text) in known:
                 rest = best[end][0]
                 options.append(((rest[0] + end - start, rest[1] - 1), (start, end, True)))
@@ -364,14 +381,18 @@ def _inside_brackets(text: str, position: int) -> bool:
     return text[:position].count("(") > text[:position].count(")") or text[:position].count("[") > text[:position].count("]")
 
 
+_SEPARATOR = re.compile(r"([,;])")
 _OPENING_QUOTES = {"„": "“”", "“": "”", "«": "»", "‚": "‘’"}
 
 
 def _split_outside_brackets(text: str) -> list[tuple[str, str]]:
     """Parts between commas and semicolons outside brackets and typographic quotes, each
     with the separator before it ("" for the first)."""
-    if not any(char in text for char in ",;"):
+    if "," not in text and ";" not in text:
         return [(text, "")]
+    if not any(char in text for char in "([„“«‚"):
+        pieces = _SEPARATOR.split(text)
+        return [(pieces[0], "")] + [(pieces[i + 1], pieces[i] + " ") for i in range(1, len(pieces), 2)]
     parts, depth, start, glue, closing = [], 0, 0, "", ""
     for position, char in enumerate(text):
         if closing:

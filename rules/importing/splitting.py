@@ -192,6 +192,8 @@ def _fold_redirects(items: list[ParsedItem]) -> list[ParsedItem]:
     document becomes an alias of the target (with its own aliases); one whose target is
     not stays an entry with no body and one cross-reference: a redirect the site resolves
     once the target exists."""
+    if not any(item.redirect for item in items):
+        return items
     names: dict[str, ParsedItem] = {}
     for item in items:
         if item.type == "entry" and not item.redirect:

@@ -55,7 +55,7 @@ from .cleaning import Line
 from .crossrefs import (
     FINAL_CONJUNCTIONS,
     document_separator,
-    longest_name,
+    name_heads,
     match_cross_reference_line,
     match_redirect_line,
     normalise_title,
@@ -456,10 +456,10 @@ def build_blocks(
         if block.type == "heading":
             names.update(normalise_title(name) for name in title_names(block.text))
     separator = document_separator([b.text for b in blocks if b.type == "crossref"])
-    longest = longest_name(names, language)
+    heads = name_heads(names, language)
     for block in blocks:
         if block.type == "crossref":
-            labels = parse_labels(block.text, names, language, separator, longest)
+            labels = parse_labels(block.text, names, language, separator, heads)
             block.labels = [label for label, _ in labels]
             block.pages = {label: page for label, page in labels if page}
         elif block.type == "heading":
