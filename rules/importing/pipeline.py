@@ -106,13 +106,17 @@ class ImportReport:
         )
 
 
-def parse_document(text: str, options: ImportOptions, *, markdown: bool = False) -> Parsed:
+def parse_document(
+    text: str, options: ImportOptions, *, markdown: bool = False, known: frozenset[str] | set[str] = frozenset()
+) -> Parsed:
+    """``known``: the normalised titles and aliases of the game's stored entries in this
+    language, which cross-reference labels may name (``stored_names``)."""
     if options.kind not in (*KINDS, "auto"):
         raise ImportRulesError(f"unknown kind {options.kind!r}; use one of {', '.join((*KINDS, 'auto'))}")
     if not text.strip():
         raise ImportRulesError("the document is empty")
     cleaned = clean(text, options.language)
-    blocks = build_blocks(cleaned.lines, options.language, markdown=markdown)
+    blocks = build_blocks(cleaned.lines, options.language, markdown=markdown, known=known)
     if not blocks:
         raise ImportRulesError("no rules text found after cleaning (only page furniture or website text)")
     kind = detect_kind(blocks) if options.kind == "auto" else options.kind
@@ -170,6 +174,19 @@ def _shorten(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def stored_names(game: str, language: str) -> frozenset[str]:
+    """Titles and aliases of the game's entries in ``language`` already in the database,
+    normalised as cross-reference labels are compared (one query; empty for a new game)."""
+    from ..models import Entry
+    from .crossrefs import normalise_title
+
+    names: set[str] = set()
+    for title, aliases in Entry.objects.filter(game__slug=game, language=language).values_list("title", "aliases"):
+        names.add(normalise_title(title))
+        names.update(normalise_title(alias) for alias in aliases or () if isinstance(alias, str))
+    return frozenset(names)
+
+
 def import_document(data: bytes | str, options: ImportOptions, filename: str | None = None) -> ImportReport:
     """Read, parse and write one document. Raises ImportRulesError for input it cannot read.
 
@@ -195,7 +212,9 @@ def import_document(data: bytes | str, options: ImportOptions, filename: str | N
         )
     if len(options.page) > 32:
         raise ImportRulesError(f"the page {options.page[:40]!r}… is too long (32 characters at most)")
-    parsed = parse_document(document.text, options, markdown=document.format == "markdown")
+    parsed = parse_document(
+        document.text, options, markdown=document.format == "markdown", known=stored_names(options.game, options.language)
+    )
     report = ImportReport(
         parsed.detected_kind,
         parsed.items,

@@ -30,6 +30,10 @@ class ParsedItem:
     parent: str | None = None
     aliases: list[str] = field(default_factory=list)
     cross_references: list[str] = field(default_factory=list)
+    # label → the page the line named ("Upkeep" on page 7); the model keeps no page for a
+    # cross-reference, so only the import report shows it
+    cross_reference_pages: dict[str, str] = field(default_factory=dict)
+    redirect: bool = False  # the whole entry was "See "X".": an alias of X, if X is here
     entry_kind: str = "glossary"  # glossary | section | ruling
     is_fragment: bool = False
     affects: list[str] = field(default_factory=list)
@@ -170,11 +174,41 @@ def split_items(
             current.cross_references.extend(
                 label for label in block.labels if label not in current.cross_references
             )
+            for label, page in block.pages.items():
+                current.cross_reference_pages.setdefault(label, page)
+            if block.redirect and not current.body_blocks and len(current.cross_references) == 1:
+                current.redirect = True
         else:
+            if current is not None and current.redirect:
+                current.redirect = False  # text after "See X": an entry after all
             if current is None:
                 current = fragment(block.line)
             current.body_blocks.append(block)
-    return items
+    return _fold_redirects(items)
+
+
+def _fold_redirects(items: list[ParsedItem]) -> list[ParsedItem]:
+    """A redirect-only entry ("Tapped / See "Exhaust, Exhausted".") whose target is in the
+    document becomes an alias of the target (with its own aliases); one whose target is
+    not stays an entry with no body and one cross-reference: a redirect the site resolves
+    once the target exists."""
+    if not any(item.redirect for item in items):
+        return items
+    names: dict[str, ParsedItem] = {}
+    for item in items:
+        if item.type == "entry" and not item.redirect:
+            for name in (item.title, *item.aliases):
+                names.setdefault(_key(name).strip("\"'“”„‘’«» .*_"), item)
+    out = []
+    for item in items:
+        target = names.get(_key(item.cross_references[0]).strip("\"'“”„‘’«» .*_")) if item.redirect else None
+        if target is None or target is item:
+            out.append(item)
+            continue
+        for alias in (item.title, *item.aliases):
+            if _key(alias) not in {_key(a) for a in (target.title, *target.aliases)}:
+                target.aliases.append(alias)
+    return out
 
 
 def _faq_item(

@@ -52,7 +52,17 @@ import re
 from dataclasses import dataclass, field
 
 from .cleaning import Line
-from .crossrefs import FINAL_CONJUNCTIONS, match_cross_reference_line, normalise_title, split_labels
+from .crossrefs import (
+    FINAL_CONJUNCTIONS,
+    document_separator,
+    name_heads,
+    match_cross_reference_line,
+    match_redirect_line,
+    normalise_title,
+    parse_labels,
+    split_trailing_cross_reference,
+    title_names,
+)
 from .vocabulary import zipf
 
 # The words the importer looks for, per language, in one place (cross-reference phrases
@@ -193,6 +203,8 @@ class Block:
     level: int = 0
     number: str = ""  # numbered paragraphs and headings ("7", "2.3", "601.2a"); ordered list items
     labels: list[str] = field(default_factory=list)
+    pages: dict[str, str] = field(default_factory=dict)  # crossref: label → the page it names
+    redirect: bool = False  # crossref: a redirect-only line ("See "X".") right under a heading
     last_raw: str = ""  # the last physical line, to judge whether the block goes on
     markdown: bool = False  # the text is Markdown already: keep its markup, do not escape it
     question: bool = False  # heading: a FAQ question (ends in "?" or had a "Q:" prefix, now gone)
@@ -424,7 +436,11 @@ def names_a_faq(title: str) -> bool:
 # -- Building blocks ----------------------------------------------------------------------
 
 
-def build_blocks(lines: list[Line], language: str, *, markdown: bool = False) -> list[Block]:
+def build_blocks(
+    lines: list[Line], language: str, *, markdown: bool = False, known: frozenset[str] | set[str] = frozenset()
+) -> list[Block]:
+    """``known``: normalised titles and aliases of the game's entries already stored, which
+    cross-reference labels may name besides the document's own headings."""
     lines = _drop_contents(_drop_index_letters(lines))
     width, wrapped = measure(lines)
     heading_max = min(90, max(40, int(0.75 * width))) if wrapped else 90
@@ -434,14 +450,37 @@ def build_blocks(lines: list[Line], language: str, *, markdown: bool = False) ->
     for block in blocks:
         block.finish()
     blocks = _promote_questions(blocks, heading_max)
-    known = {normalise_title(b.text) for b in blocks if b.type == "heading"}
+    blocks = _split_trailing_cross_references(blocks)
+    names = set(known)
+    for block in blocks:
+        if block.type == "heading":
+            names.update(normalise_title(name) for name in title_names(block.text))
+    separator = document_separator([b.text for b in blocks if b.type == "crossref"])
+    heads = name_heads(names, language)
     for block in blocks:
         if block.type == "crossref":
-            block.labels = split_labels(block.text, known)
+            labels = parse_labels(block.text, names, language, separator, heads)
+            block.labels = [label for label, _ in labels]
+            block.pages = {label: page for label, page in labels if page}
         elif block.type == "heading":
             block.section = "" if block.question else section_kind(block.text)
     _normalise_levels(blocks)
     return blocks
+
+
+def _split_trailing_cross_references(blocks: list[Block]) -> list[Block]:
+    """ "- The order can be changed. See also: Deck." → the bullet and a cross-reference
+    line after it (bullets, numbered steps and paragraphs alike)."""
+    out: list[Block] = []
+    for block in blocks:
+        out.append(block)
+        if block.type not in ("bullet", "numbered", "paragraph") or block.text.startswith(("```", "~~~", "|", ">")):
+            continue
+        found = split_trailing_cross_reference(block.text)
+        if found is not None:
+            block.text, labels = found
+            out.append(Block("crossref", labels, block.line, markdown=block.markdown))
+    return out
 
 
 class _Builder:
@@ -674,6 +713,13 @@ class _Builder:
         if RULE_LINE.match(stripped):
             self.current, self.block_ended, self.list_context = None, True, ""
             return
+
+        if current is not None and current.type == "heading" and not current.question:
+            target = match_redirect_line(stripped)
+            if target is not None and match_cross_reference_line(stripped) is None:
+                self.add(Block("crossref", target, number, last_raw=stripped, markdown=md, redirect=True))
+                self.list_context, self.block_ended = "", True
+                return
 
         labels = match_cross_reference_line(stripped)
         if labels is not None and not (
@@ -978,8 +1024,8 @@ class _Builder:
         following = self.next_text(position)
         if not following:
             return False
-        if following[:1].islower() and not question:
-            return False  # the line starts a sentence that goes on
+        if following[:1].islower() and not question and match_redirect_line(following) is None:
+            return False  # the line starts a sentence that goes on ("voir X" redirects)
         next_number = NUMBERED.match(following)
         if number_of and next_number and not question:
             # "2. Combat" above "3. Scoring" is a list (or a table of contents); above

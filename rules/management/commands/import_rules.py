@@ -116,6 +116,7 @@ def report_as_json(report) -> dict:
                 "aliases": item.aliases,
                 "body": item.body,
                 "cross_references": item.cross_references,
+                "cross_reference_pages": item.cross_reference_pages,
                 "line": item.line,
             }
             for item in report.items
