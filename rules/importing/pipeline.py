@@ -1,6 +1,5 @@
 """The whole import: text in, a report out; writes in one transaction or not at all."""
 
-import re
 from dataclasses import dataclass, field
 
 from .cleaning import Repair, Warning, clean
@@ -8,9 +7,7 @@ from ..languages import CONTENT_LANGUAGE_CODES
 from .errors import ImportRulesError
 from .reading import read_document
 from .splitting import KINDS, ParsedItem, SectionOverride, detect_kind, split_items
-from .structure import build_blocks
-
-LONE_LETTER = re.compile(r"[^\W\d_](?:\s*[-–]\s*[^\W\d_])?")
+from .structure import build_blocks, is_index_letter
 
 
 @dataclass
@@ -156,7 +153,7 @@ def _after_the_last_entry(blocks, kind: str, items) -> list[Warning]:
         # No closing lines to tell by; but a lone letter at the very end is no divider
         # (structure keeps it): say where it went.
         last = blocks[-1] if blocks else None
-        if last is not None and last.type == "paragraph" and LONE_LETTER.fullmatch(last.text.strip()):
+        if last is not None and last.type == "paragraph" and is_index_letter(last.text):
             return [Warning(last.line, f"a lone {last.text.strip()!r} after the last entry, kept at the end of {title!r}")]
         return []
     return [

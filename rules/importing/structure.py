@@ -1130,11 +1130,16 @@ def _promote_questions(blocks: list[Block], heading_max: int) -> list[Block]:
     return blocks
 
 
+def is_index_letter(text: str) -> bool:
+    """An alphabet divider of a glossary: "A", "B", "C–D" on a line of its own."""
+    return _SINGLE_LETTER.match(text.strip()) is not None
+
+
 def _drop_index_letters(lines: list[Line]) -> list[Line]:
     """Alphabet dividers of a glossary ("A", "B", "C–D" on a line of their own). A letter
     with no text after it divides nothing: it is kept (and reported by the pipeline)."""
     last = max((i for i, line in enumerate(lines) if line.text.strip()), default=-1)
-    return [line for i, line in enumerate(lines) if i == last or not _SINGLE_LETTER.match(line.text.strip())]
+    return [line for i, line in enumerate(lines) if i == last or not is_index_letter(line.text)]
 
 
 def _drop_contents(lines: list[Line]) -> list[Line]:
