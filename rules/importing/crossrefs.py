@@ -106,13 +106,18 @@ def normalise_title(text: str) -> str:
     return " ".join(text.split()).strip(_QUOTES + ".").casefold()
 
 
-def title_names(title: str) -> list[str]:
-    """The names a heading gives its entry: the title, and each part of a title like
-    "Exhaust, Exhausted" or "Du, Dein" (as ``splitting`` makes them aliases)."""
+def title_aliases(title: str) -> list[str]:
+    """ "Du, Dein" and "Exhaust, Exhausted" name two words of one entry: each part is an
+    alias (short parts only: "Lugar, cartas de" is one inverted title)."""
     parts = [part.strip() for part in title.split(",")]
     if len(parts) >= 2 and all(part and len(part.split()) <= 2 for part in parts):
-        return [title, *parts]
-    return [title]
+        return parts
+    return []
+
+
+def title_names(title: str) -> list[str]:
+    """The names a heading gives its entry: the title and its ``title_aliases``."""
+    return [title, *title_aliases(title)]
 
 
 def match_redirect_line(text: str) -> str | None:

@@ -4,6 +4,7 @@ import re
 from dataclasses import dataclass, field
 
 from .cleaning import Repair
+from .crossrefs import normalise_title, title_aliases
 from .structure import Block, has_body, heading_style, names_a_faq, number_ancestors, outline
 
 KINDS = ("glossary", "rulebook", "faq")
@@ -198,10 +199,10 @@ def _fold_redirects(items: list[ParsedItem]) -> list[ParsedItem]:
     for item in items:
         if item.type == "entry" and not item.redirect:
             for name in (item.title, *item.aliases):
-                names.setdefault(_key(name).strip("\"'“”„‘’«» .*_"), item)
+                names.setdefault(normalise_title(name), item)
     out = []
     for item in items:
-        target = names.get(_key(item.cross_references[0]).strip("\"'“”„‘’«» .*_")) if item.redirect else None
+        target = names.get(normalise_title(item.cross_references[0])) if item.redirect else None
         if target is None or target is item:
             out.append(item)
             continue
@@ -314,7 +315,7 @@ def _new_heading_item(
         item_type, entry_kind = "entry", ("section" if kind == "rulebook" else "glossary")
     item = ParsedItem(item_type, title, line, entry_kind=entry_kind)
     if kind == "glossary":
-        item.aliases = _aliases_from_title(title)
+        item.aliases = title_aliases(title)
     _apply_override(item, override)
     return item
 
@@ -328,14 +329,6 @@ def _apply_override(item: ParsedItem, override: SectionOverride | None) -> None:
         item.erratum_kind = override.erratum_kind or item.erratum_kind
         if item.type != "entry":
             item.parent = None
-
-
-def _aliases_from_title(title: str) -> list[str]:
-    """ "Du, Dein" names two words of one entry: each part is an alias."""
-    parts = [part.strip() for part in title.split(",")]
-    if len(parts) >= 2 and all(part and len(part.split()) <= 2 for part in parts):
-        return parts
-    return []
 
 
 def _fragment(line: int, title: str | None) -> ParsedItem:
