@@ -70,3 +70,17 @@ def unstorable_character(text: str) -> tuple[int, str] | None:
     else:
         what = f"a lone surrogate (U+{ord(char):04X}), which is not a character"
     return match.start(), what
+
+
+def strings_in(value):
+    """The strings in a value: itself, or those inside its lists and objects (keys too),
+    at any depth: what a JSON field or a label list holds."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from strings_in(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from strings_in(key)
+            yield from strings_in(item)

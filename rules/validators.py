@@ -4,7 +4,7 @@ from django.core.exceptions import ValidationError
 from django.utils.deconstruct import deconstructible
 from django.utils.translation import gettext_lazy as _
 
-from .text import unstorable_character
+from .text import strings_in, unstorable_character
 
 
 @deconstructible
@@ -19,7 +19,7 @@ class ProhibitUnstorableCharactersValidator:
     code = "unstorable_character"
 
     def __call__(self, value):
-        for text in _strings(value):
+        for text in strings_in(value):
             found = unstorable_character(text)
             if found is not None:
                 offset, _what = found
@@ -32,15 +32,3 @@ class ProhibitUnstorableCharactersValidator:
     def __eq__(self, other):
         return isinstance(other, ProhibitUnstorableCharactersValidator)
 
-
-def _strings(value):
-    """The strings in a value: itself, or those in its lists and objects (JSON fields)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _strings(item)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _strings(key)
-            yield from _strings(item)

@@ -95,7 +95,7 @@ from ..languages import CONTENT_LANGUAGE_CODES
 from ..models import RENDERED_FIELDS, Entry, Erratum, Game, Source
 from ..references import deferred_resolution, rebuild_cross_references, request_resolution
 from ..search.index import index_objects as index_for_search
-from ..text import unstorable_character
+from ..text import strings_in, unstorable_character
 from .cleaning import Warning
 from .errors import ImportRulesError
 from .pipeline import ImportOptions, ImportReport, Outcome
@@ -480,12 +480,7 @@ def _refuse_unstorable(name: str, value, path: tuple) -> None:
     """Refuse a NUL, a control character or a lone surrogate anywhere in a field's value
     (strings, and the strings inside its arrays and objects): ``rules.text.UNSTORABLE``.
     PostgreSQL would refuse the row with a raw error, SQLite would store it."""
-    strings = [value] if isinstance(value, str) else []
-    if isinstance(value, list):
-        strings = [v for v in value if isinstance(v, str)]
-    elif isinstance(value, dict):
-        strings = [v for pair in value.items() for v in pair if isinstance(v, str)]
-    for text in strings:
+    for text in strings_in(value):
         found = unstorable_character(text)
         if found is not None:
             offset, what = found
