@@ -43,24 +43,22 @@ def game_detail(request, game):
 
 def entry_detail(request, game, slug):
     ui_language = translation.get_language()
-    # The game comes with the entry (with_page_relations joins it): one query less on
-    # the path every reader takes; it is looked up alone only for an old address.
-    candidates = list(
-        Entry.objects.published().filter(game__slug=game, slug=slug).with_page_relations().order_by("language")
-    )
+    # One query: the entry with its game and source, and everything it shows of other
+    # items stored with it (rules.relations). The game is looked up alone only for an
+    # old address.
+    candidates = list(Entry.objects.published().filter(game__slug=game, slug=slug).for_page().order_by("language"))
     if not candidates:
         return _redirect_old_slug(get_object_or_404(Game.objects.published(), slug=game), slug)
     wanted = request.GET.get(CONTENT_PARAMETER)
     entry = next((e for e in candidates if e.language == ui_language), candidates[0])
     entry = next((e for e in candidates if e.language == wanted), entry)
-    translations = list(entry.translations())
     if entry.language != ui_language and entry.language != wanted:
         # The reader asked for this entry in their language: go to that version if one exists.
-        translated = next((t for t in translations if t.language == ui_language), None)
+        translated = next((t for t in entry.related.translations if t.language == ui_language), None)
         if translated is not None:
-            return redirect(translated.url_in(ui_language))
+            return redirect(translated.get_absolute_url())
 
-    context = entry_page_context(request, entry, translations)
+    context = entry_page_context(request, entry)
     return render(request, "rules/entry_detail.html", context)
 
 

@@ -45,8 +45,7 @@ def not_found(request, *args, **kwargs):
 
 ENTRY_JSON_FIELDS = (
     "game", "game__slug", "language", "title", "slug", "aliases", "kind", "number", "body",
-    "body_html", "page", "is_fragment", "updated_at", "status", "translation_key",
-    "parent", "parent__title", "parent__slug", "parent__number", "parent__status",
+    "body_html", "page", "is_fragment", "updated_at", "status", "relations",
     "source", "source__title", "source__kind", "source__official",
 )  # fmt: skip
 
@@ -98,12 +97,12 @@ class EntryViewSet(APIv1Settings, ReadOnlyModelViewSet):
     filterset_class = filters.EntryFilter
 
     def get_queryset(self):
-        # game, source and parent joined in (no query per entry for the game slug,
-        # source summary or parent); everything else the JSON shows is loaded for the
-        # whole page in six queries by EntrySerializer.load_batch (entry_relations).
+        # game and source joined in (no query per entry for the game slug or the source
+        # summary); everything the JSON shows of other items is stored with each entry
+        # (Entry.relations): one query for a page of any size.
         return (
             Entry.objects.published()
-            .select_related("game", "source", "parent")
+            .select_related("game", "source")
             .only(*ENTRY_JSON_FIELDS)  # what the JSON shows: no see_also list, no history dates
             # By game (in the order games were added), language, order and title: the
             # columns of the index entry_published_in_order, so a page of a large game is
