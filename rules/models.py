@@ -1,10 +1,11 @@
 """Games, sources, glossary entries and rule sections, cross-references and errata."""
 
 import uuid
+from functools import lru_cache
 
 from django.conf import settings
 from django.db import models, transaction
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone, translation
 from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
@@ -368,7 +369,15 @@ class Entry(models.Model):
 
 def entry_url_template(game_slug: str) -> str:
     """``Entry.get_absolute_url`` (the active UI language) as a template with ``{slug}``:
-    one ``reverse()`` for a whole list of entries, where a game page has hundreds."""
+    one ``reverse()`` for a whole list of entries, where a game page has hundreds, and
+    none at all once a process has made it (an entry page needs one per UI language)."""
+    return _entry_url_template(game_slug, translation.get_language(), get_script_prefix(), get_urlconf())
+
+
+@lru_cache(maxsize=2048)
+def _entry_url_template(game_slug: str, language: str, script_prefix: str, urlconf) -> str:
+    # Keyed by everything reverse() reads besides the URLconf's patterns, which do not
+    # change while a process runs.
     return reverse("rules:entry", kwargs={"game": game_slug, "slug": "SLUG"}).replace("/SLUG/", "/{slug}/")
 
 

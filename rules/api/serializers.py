@@ -77,6 +77,11 @@ class Links:
         return self.base + template.format(slug=slug)
 
 
+# How every timestamp is written (the settings' format and time zone), for rows
+# serialized without their declared fields.
+TIMESTAMP = serializers.DateTimeField(read_only=True)
+
+
 def links(context) -> Links:
     if "links" not in context:
         context["links"] = Links(context["request"])
@@ -275,8 +280,8 @@ class SourceSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
 
 
-# Expects entries with game and source joined in; everything an entry shows of other
-# items is stored with it (Entry.relations, rules.relations): no query per page or row.
+# Serializes the plain rows of EntryViewSet.get_queryset() (ENTRY_JSON_FIELDS): everything
+# an entry shows of other items is stored with it (Entry.relations, rules.relations).
 class EntrySerializer(serializers.ModelSerializer):
     """A glossary entry or rule section with everything its page shows."""
 
@@ -308,10 +313,11 @@ class EntrySerializer(serializers.ModelSerializer):
             "is_fragment", "updated_at",
         ]  # fmt: skip
 
-    # The declared fields above describe this shape for the schema; this builds it.
-    def to_representation(self, entry: Entry) -> dict:
-        related, urls = entry.relations or {}, links(self.context)
-        game_slug = entry.game.slug
+    # The declared fields above describe this shape for the schema; this builds it from a
+    # row, without building the declared fields (a deep copy of them per request).
+    def to_representation(self, entry: dict) -> dict:
+        related, urls = entry["relations"] or {}, links(self.context)
+        game_slug, language = entry["game__slug"], entry["language"]
 
         def summary(other: dict, *extra: str) -> dict:
             # EntrySummarySerializer's fields, then the extra ones
@@ -322,24 +328,24 @@ class EntrySerializer(serializers.ModelSerializer):
             }  # fmt: skip
 
         def link(other: dict, *extra: str) -> dict:  # EntryLinkSerializer, TranslationSerializer
-            page = urls.entry_page(game_slug, other.get("language", entry.language), other["slug"])
+            page = urls.entry_page(game_slug, other.get("language", language), other["slug"])
             return {**summary(other, *extra), "html_url": page}
 
-        parent, source = related.get("parent"), entry.source
+        parent, pk = related.get("parent"), entry["id"]
         return {
-            "id": entry.pk,
-            "url": urls.api("api:entry-detail", entry.pk),
-            "html_url": urls.entry_page(entry.game.slug, entry.language, entry.slug),
-            "game": entry.game.slug,
-            "language": entry.language,
-            "title": entry.title,
-            "slug": entry.slug,
-            "aliases": [str(alias) for alias in entry.aliases or []],
-            "kind": entry.kind,
-            "number": entry.number,
+            "id": pk,
+            "url": urls.api("api:entry-detail", pk),
+            "html_url": urls.entry_page(game_slug, language, entry["slug"]),
+            "game": game_slug,
+            "language": language,
+            "title": entry["title"],
+            "slug": entry["slug"],
+            "aliases": [str(alias) for alias in entry["aliases"] or []],
+            "kind": entry["kind"],
+            "number": entry["number"],
             "parent": summary(parent, "number") if parent else None,
-            "body": entry.body,
-            "body_html": absolute_links(entry.body_html, self.context["request"]),
+            "body": entry["body"],
+            "body_html": absolute_links(entry["body_html"], self.context["request"]),
             "cross_references": [
                 {"label": ref["label"], "in_body": ref["in_body"], "target": link(ref["target"]) if ref["target"] else None}
                 for ref in related.get("references", [])
@@ -356,17 +362,17 @@ class EntrySerializer(serializers.ModelSerializer):
                 for item in related.get("questions", [])
             ],
             "source": None
-            if source is None
+            if entry["source_id"] is None
             else {
-                "id": source.pk,
-                "title": source.title,
-                "kind": source.kind,
-                "official": source.official,
-                "url": urls.api("api:source-detail", source.pk),
+                "id": entry["source_id"],
+                "title": entry["source__title"],
+                "kind": entry["source__kind"],
+                "official": entry["source__official"],
+                "url": urls.api("api:source-detail", entry["source_id"]),
             },
-            "page": entry.page,
-            "is_fragment": entry.is_fragment,
-            "updated_at": self.fields["updated_at"].to_representation(entry.updated_at),
+            "page": entry["page"],
+            "is_fragment": entry["is_fragment"],
+            "updated_at": TIMESTAMP.to_representation(entry["updated_at"]),
         }
 
     # Schema only: to_representation builds these values.
