@@ -352,7 +352,18 @@ class EntryRelations:
 
     @cached_property
     def translations(self) -> list[LinkedEntry]:
-        return [self._entry(item, item["language"]) for item in self.data.get("translations", [])]
+        """The other versions, each linking to its own page (``Entry.canonical_url``): in
+        the reader's UI language, the page would send them back to this version."""
+        from .models import entry_path_template
+
+        game_slug = self.entry.game.slug
+        return [
+            LinkedEntry(
+                item["id"], item["title"], item["slug"], item.get("number", ""), item["language"],
+                entry_path_template(game_slug, item["language"]).format(slug=item["slug"]),
+            )  # fmt: skip
+            for item in self.data.get("translations", [])
+        ]
 
     @cached_property
     def errata(self) -> list[ErratumOnPage]:

@@ -7,7 +7,7 @@ from django.utils import translation
 
 from .forms import MAX_PAGE as MAX_SEARCH_PAGE
 from .forms import SearchForm
-from .models import CONTENT_PARAMETER, Entry, EntryRedirect, Erratum, Game, Source
+from .models import CONTENT_PARAMETER, Entry, EntryRedirect, Erratum, Game, Source, entry_url_template
 from .page_context import entry_page_context, game_contents, game_context
 from .querysets import Status
 from .search import QueryTooLong
@@ -58,7 +58,7 @@ def entry_detail(request, game, slug):
         # The reader asked for this entry in their language: go to that version if one exists.
         translated = next((t for t in entry.related.translations if t.language == ui_language), None)
         if translated is not None:
-            return redirect(translated.get_absolute_url())
+            return redirect(entry_url_template(entry.game.slug).format(slug=translated.slug))
 
     context = entry_page_context(request, entry)
     return render(request, "rules/entry_detail.html", context)
