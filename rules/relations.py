@@ -24,8 +24,9 @@ Decisions:
 - **Addresses at read time.** Entries are stored by slug, not URL: the URL depends on
   the reader's UI language, and one ``reverse()`` per page builds them all
   (``entry_url_template``). A game's new slug therefore needs no refresh.
-- **Derived data, no history.** Written with ``bulk_update`` (no history version, no
-  ``updated_at`` change, no signals), like the stored HTML (``rules.rendering``).
+- **Derived data, no history.** Written with plain ``UPDATE`` statements
+  (``rules.bulk.update_rows``: no history version, no ``updated_at`` change, no
+  signals), like the stored HTML (``rules.rendering``).
 - ``manage.py render_html`` computes everything again; so does every ``migrate`` that
   ran migrations.
 """
@@ -42,10 +43,9 @@ from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.urls import reverse
 from django.utils.functional import cached_property
 
+from .bulk import update_rows
 from .querysets import Status
 from .text import fold_diacritics
-
-BATCH = 500
 
 _pending: ContextVar[set | None] = ContextVar("pending_relations", default=None)
 
@@ -159,10 +159,8 @@ def refresh(game_id: int) -> int:
     for pk, relations in computed.items():
         digest = fingerprint(relations)
         if stored.get(pk) != digest:
-            changed.append(Entry(pk=pk, relations=relations, relations_fingerprint=digest))
-    if changed:
-        Entry.objects.bulk_update(changed, ["relations", "relations_fingerprint"], batch_size=BATCH)
-    return len(changed)
+            changed.append((pk, relations, digest))
+    return update_rows(Entry, ["relations", "relations_fingerprint"], changed)
 
 
 def refresh_all() -> int:
