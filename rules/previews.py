@@ -28,7 +28,9 @@ Decisions:
   It is made when read, for one entry (or the few terms of a lookup), and the whole
   response is cached like every API response (``rulesite.response_cache``).
 - **A fixed number of queries**: a preview by slug is one query (two when it follows a
-  translation), a lookup of up to ``MAX_TERMS`` terms three (games, name keys, entries).
+  translation), a lookup of up to ``MAX_TERMS`` terms three (games, name keys, entries)
+  and a fourth when some were found in another language than the one asked for (their
+  versions in it).
 """
 
 from dataclasses import dataclass
@@ -203,14 +205,14 @@ def preview_by_slug(game: str, slug: str, language: str | None = None) -> Previe
 
 
 def find_game(name: str) -> tuple[int, str] | None:
-    """(id, slug) of the game with this slug, or this name in any language."""
-    wanted = normalize_label(name)
+    """(id, slug) of the game with this slug (in any case), or this name in any language."""
+    wanted, as_slug = normalize_label(name), name.strip().lower()
     by_name = None
     # Games are few: read whole (one query) rather than search JSON names per database.
     for pk, slug, game_name, localized in Game.objects.order_by("pk").values_list(
         "pk", "slug", "name", "localized_names"
     ):
-        if slug == name:
+        if slug == as_slug:
             return pk, slug
         names = [game_name, *(str(value) for value in (localized or {}).values())]
         if by_name is None and wanted and any(normalize_label(n) == wanted for n in names):
@@ -220,7 +222,12 @@ def find_game(name: str) -> tuple[int, str] | None:
 
 def previews_by_term(game: str, terms: list[str], language: str | None = None):
     """The game's slug (None if unknown) and, for each term, the preview of the entry it
-    names (None when no published entry has that title or alias)."""
+    names (None when no published entry has that title or alias).
+
+    With a ``language``, a name found in it wins over the same name in another, and an
+    entry found in another language is shown in ``language`` where it has a version in
+    it (as ``preview_by_slug`` does): "Bar Stool" on a German page is the "Barhocker".
+    """
     found_game = find_game(game)
     if found_game is None:
         return None, [None] * len(terms)
@@ -228,23 +235,20 @@ def previews_by_term(game: str, terms: list[str], language: str | None = None):
     keys = {name_key(term)[:NAME_KEY_LENGTH] for term in terms} - {""}
     if not keys:
         return game_slug, [None] * len(terms)
-    names = SearchName.objects.filter(
-        key__in=keys, position=0, game_id=game_id, document__item_type="entry"
-    )
-    if language:
-        names = names.filter(language=language)
     candidates = list(
-        names.values_list("key", "alias", "document__item_id", "document__title", "language")
+        SearchName.objects.filter(
+            key__in=keys, position=0, game_id=game_id, document__item_type="entry"
+        ).values_list("key", "alias", "document__item_id", "document__title", "language")
     )
-
     order = {code: index for index, code in enumerate(CONTENT_LANGUAGE_CODES)}
 
     def best(term: str) -> int | None:
         key, label = name_key(term)[:NAME_KEY_LENGTH], normalize_label(term)
         ranked = sorted(
             (
-                normalize_label(alias or title) != label,  # the same name before a folded match
+                normalize_label(alias or title) != label,  # the same name before a folded one
                 bool(alias),  # a title before an alias, as link_targets ranks them
+                lang != language,  # the language asked for first
                 order.get(lang, len(order)),
                 title,
                 item_id,
@@ -256,9 +260,13 @@ def previews_by_term(game: str, terms: list[str], language: str | None = None):
 
     chosen = [best(term) for term in terms]
     ids = {item_id for item_id in chosen if item_id is not None}
-    rows = (
-        {row["pk"]: row for row in _rows(Entry.objects.published().filter(pk__in=ids))}
-        if ids
-        else {}
-    )
+    if not ids:
+        return game_slug, [None] * len(terms)
+    published = Entry.objects.published()
+    rows = {row["pk"]: row for row in _rows(published.filter(pk__in=ids))}
+    elsewhere = {row["translation_key"] for row in rows.values() if row["language"] != language}
+    if language and elsewhere:
+        translations = published.filter(translation_key__in=elsewhere, language=language)
+        versions = {row["translation_key"]: row for row in _rows(translations)}
+        rows = {pk: versions.get(row["translation_key"], row) for pk, row in rows.items()}
     return game_slug, [_preview(rows[item_id]) if item_id in rows else None for item_id in chosen]

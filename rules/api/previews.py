@@ -234,8 +234,10 @@ class EntryPreviewActions:
                 "language",
                 str,
                 enum=CONTENT_LANGUAGE_CODES,
-                description="Only entries in this language. Without it, a name found in "
-                "several languages gives the first of " + ", ".join(CONTENT_LANGUAGE_CODES) + ".",
+                description="The reader's language: a name found in it wins over the same "
+                "name in another, and an entry found in another language is given in this one "
+                "where it has a version in it. Without it, a name found in several languages "
+                "gives the first of " + ", ".join(CONTENT_LANGUAGE_CODES) + ".",
             ),
         ],
         responses=LookupResponseSerializer,

@@ -208,13 +208,18 @@ def test_lookup_by_title_alias_and_folded_spelling(client, tavern):
     assert data["results"][0]["entry"]["excerpt"].startswith("A bar stool can be thrown")
 
 
-def test_lookup_in_a_language_and_by_the_games_name(client, tavern):
-    data = get_json(
-        client, lookup_url("Barhocker", "Bar Stool", game="Kneipenschlägerei", language="de")
-    )
+def test_lookup_in_the_readers_language_and_by_the_games_name(client, tavern):
+    make_entry(game=tavern["game"], language="nl", title="Brawl", body="Een vechtpartij.")
+    make_entry(game=tavern["game"], language="en", title="Brawl", body="A fight.")
+    terms = ("Barhocker", "Bar Stool", "Patron", "Brawl")
+    data = get_json(client, lookup_url(*terms, game="Kneipenschlägerei", language="de"))
     assert data["game"] == "tavern-brawl"
-    assert titles(data) == ["Barhocker", None]  # only German entries
-    data = get_json(client, lookup_url("bar stool", game="tavern brawl"))
+    # Bar Stool's German version; Patron has none; Brawl: the first by language code
+    assert titles(data) == ["Barhocker", "Barhocker", "Patron", "Brawl"]
+    assert [r["entry"]["language"] for r in data["results"]] == ["de", "de", "en", "en"]
+    data = get_json(client, lookup_url(*terms, game="tavern brawl", language="nl"))
+    assert [r["entry"]["language"] for r in data["results"]] == ["de", "en", "en", "nl"]
+    data = get_json(client, lookup_url("bar stool", game="TAVERN-BRAWL"))  # the name, any case
     assert titles(data) == ["Bar Stool"]
 
 
@@ -308,19 +313,22 @@ def populate(n: int):
         (preview_url(game="big-game", slug="term-1", language="de"), 3),
         # version, games, name keys, entries: whatever the number of terms
         ("lookup", 4),
+        # ... and their German versions
+        ("lookup-de", 5),
     ],
 )
 def test_queries_do_not_grow_with_content_or_terms(
     client, db, django_assert_num_queries, n, url, queries
 ):
     populate(n)
-    if url == "lookup":
-        url = lookup_url(
-            *(f"Term {i}" for i in range(n)), *(f"alias {i}" for i in range(n)), game="Big Game"
-        )
+    if url.startswith("lookup"):
+        terms = [*(f"Term {i}" for i in range(n)), *(f"alias {i}" for i in range(n))]
+        language = {"lookup-de": {"language": "de"}}.get(url, {})
+        url = lookup_url(*terms, game="Big Game", **language)
     with django_assert_num_queries(queries):
         data = get_json(client, url)
     if "results" in data:
         assert len(data["results"]) == 2 * n and all(result["entry"] for result in data["results"])
+        assert {r["entry"]["language"] for r in data["results"]} == {language.get("language", "en")}
     else:
         assert data["title"] in ("Term 1", "Begriff 1")
