@@ -47,7 +47,8 @@
 
   var data = script.dataset;
   var site = "site" in data;
-  var origin = new URL(script.src, location.href).origin;
+  // Our pages ask their own origin; an embedding page, the origin the script came from.
+  var origin = site ? location.origin : new URL(script.src, location.href).origin;
   var api = origin + "/api/v1/entries/";
   var openLabel = data.labelOpen || new URL(origin).host;
 
@@ -219,7 +220,7 @@
       if (mine !== sequence) return; // closed, or another link since
       if (preview) show(link, preview, mode);
       else if (mode === "tap") window.location.assign(link.href);
-      else current = null;
+      else close(); // and the previous link's box with it
     });
   }
 

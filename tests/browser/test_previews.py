@@ -200,6 +200,20 @@ def test_hover_shows_the_linked_entry_and_asks_nothing_before(
     assert errors == [] and csp_violations.all() == []
 
 
+def test_moving_on_to_a_link_without_a_preview_closes_the_last_one(live_server, page, world):
+    page.route(
+        "**/api/v1/entries/preview/?game=siege-night&slug=gate&*", lambda route: route.abort()
+    )
+    page.goto(f"{live_server.url}/en/games/siege-night/rules/siege/")
+    page.locator(".body a.xref", has_text="Battering Ram").hover()
+    box = preview_box(page)
+    expect(box.locator(".rulesite-preview-title")).to_contain_text("Battering Ram")
+    page.locator(".xrefs a.xref", has_text="Gate").hover()  # its preview cannot be had
+    expect(box).to_have_count(0)
+    page.wait_for_timeout(700)
+    expect(box).to_have_count(0)
+
+
 def test_unresolved_references_look_different_and_are_not_links(live_server, page, world):
     page.goto(f"{live_server.url}/en/games/siege-night/rules/siege/")
     wanted = page.locator(".xref-wanted")
