@@ -16,6 +16,7 @@ from rules.models import Entry, Erratum, Game, Source
 
 from . import filters, serializers
 from .pagination import PageNumberPagination
+from .previews import EntryPreviewActions
 
 
 class APIv1Settings:
@@ -87,11 +88,12 @@ class SourceViewSet(APIv1Settings, ReadOnlyModelViewSet):
         )
 
 
-class EntryViewSet(APIv1Settings, ReadOnlyModelViewSet):
+class EntryViewSet(EntryPreviewActions, APIv1Settings, ReadOnlyModelViewSet):
     """Glossary entries and rule sections, looked up by id.
 
     Ids, not slugs: a slug is unique only per game and language, so a slug URL would
     need both in the path. ``?game=…&language=…&slug=…`` finds an entry by slug.
+    ``preview/`` and ``lookup/`` give an entry's title and first lines (``previews``).
     """
 
     serializer_class = serializers.EntrySerializer
