@@ -4,7 +4,8 @@ ICU's collation with the CLDR's rules for each language (PyICU, from the
 ``pyicu-wheels`` package, which bundles ICU, so no system library or compiler is
 needed): German files Ä, Ö, Ü with A, O, U; Polish puts ą after a, ł after l, ś after s,
 ź and ż after z; Spanish ñ after n; Dutch "ij" is an i and a j (as Van Dale and the CLDR
-sort it, not the old telephone-book y).
+sort it, not the old telephone-book y). Numbers in titles sort by their value ("Phase 2"
+before "Phase 10").
 
 The letters a glossary is grouped under come from ICU's ``AlphabeticIndex`` with the
 same locale, so the jump links match the order: Polish has Ć, Ł, Ó, Ś, Ź and Ż of their
@@ -47,7 +48,10 @@ def _tools(language: str) -> tuple:
         tools = _local.tools = {}
     if language not in tools:
         locale = icu.Locale(language)
-        tools[language] = (icu.Collator.createInstance(locale), icu.AlphabeticIndex(locale).buildImmutableIndex())
+        collator = icu.Collator.createInstance(locale)
+        # Numbers by their value: "Card type 2" before "Card type 10".
+        collator.setAttribute(icu.UCollAttribute.NUMERIC_COLLATION, icu.UCollAttributeValue.ON)
+        tools[language] = (collator, icu.AlphabeticIndex(locale).buildImmutableIndex())
     return tools[language]
 
 

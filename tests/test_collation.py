@@ -117,3 +117,8 @@ def test_the_same_letters_differ_by_language():
 def test_sort_keys_compare_as_bytes():
     assert sort_key("Łucznik", "pl") > sort_key("Lufa", "pl")
     assert sort_key("Ärger", "de") < sort_key("Arm", "de")
+
+
+def test_numbers_in_titles_sort_by_their_value():
+    titles = ["Phase 10", "Phase 2", "Phase 1", "12 Karten", "3 Karten"]
+    assert sort_by_title(titles, "de", title=str) == ["3 Karten", "12 Karten", "Phase 1", "Phase 2", "Phase 10"]
