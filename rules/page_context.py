@@ -1,16 +1,15 @@
 """Context shared by the public pages of rules and faq (one place, so they agree)."""
 
 from dataclasses import dataclass
-from itertools import groupby
 
 from django.conf import settings
 from django.shortcuts import get_object_or_404
 from django.urls import translate_url
 from django.utils import translation
 
+from .collation import letter_groups
 from .languages import native_name
 from .models import Entry, Game, entry_url_template
-from .text import fold_diacritics
 
 
 def game_context(game_slug: str) -> dict:
@@ -49,12 +48,11 @@ class EntryListItem:
         return f"{self.number}. {self.title}" if self.number and not self.title.endswith(self.number) else self.title
 
 
-def _sort_key(title: str) -> str:
-    return fold_diacritics(title).lstrip("\"'“„ ")
-
-
 def game_contents(game, language: str) -> dict:
     """A game page's lists: the glossary A–Z by letter and the tree of rule sections.
+
+    The glossary is in the alphabetical order of its language, under the letters of
+    that language's index (``rules.collation``: Polish Ł after L, German Ä under A).
 
     One query of the few columns the lists show (no bodies, no model instances), and
     one ``reverse()`` for every link: a glossary has hundreds of entries.
@@ -71,11 +69,7 @@ def game_contents(game, language: str) -> dict:
     for *fields, slug, kind in rows:
         item = EntryListItem(*fields, url=url.format(slug=slug))
         (sections if kind == Entry.Kind.SECTION else glossary).append(item)
-    glossary.sort(key=lambda item: _sort_key(item.title))
-    letters = [
-        (letter, list(group))
-        for letter, group in groupby(glossary, key=lambda item: (_sort_key(item.title)[:1] or "#").upper())
-    ]
+    letters = letter_groups(glossary, language)
     section_ids = {section.pk for section in sections}
     by_parent: dict[int | None, list[EntryListItem]] = {}
     for section in sections:  # in document order

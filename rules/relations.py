@@ -38,14 +38,15 @@ from collections.abc import Iterable
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from operator import itemgetter
 
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.urls import reverse
 from django.utils.functional import cached_property
 
 from .bulk import update_rows
+from .collation import sort_by_title
 from .querysets import Status
-from .text import fold_diacritics
 
 _pending: ContextVar[set | None] = ContextVar("pending_relations", default=None)
 
@@ -110,7 +111,8 @@ def compute(game_id: int) -> dict[int, dict]:
         if target is not None and entry_id in published and entry_id != target_id:
             referrers[target_id].setdefault(entry_id, linked(entry_id))  # linked twice: listed once
     for target_id, items in referrers.items():
-        found[target_id]["referenced_by"] = sorted(items.values(), key=lambda item: fold_diacritics(item["title"]))
+        language = entries[target_id][1]  # references stay within a language
+        found[target_id]["referenced_by"] = sort_by_title(items.values(), language, title=itemgetter("title"))
 
     affects = Erratum.affects.through.objects.filter(entry__game_id=game_id, erratum__status=Status.PUBLISHED)
     for entry_id, *erratum in affects.order_by(

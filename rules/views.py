@@ -5,6 +5,7 @@ from django.http import Http404, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
 
+from .collation import sort_by_title
 from .forms import MAX_PAGE as MAX_SEARCH_PAGE
 from .forms import SearchForm
 from .models import CONTENT_PARAMETER, Entry, EntryRedirect, Erratum, Game, Source, entry_url_template
@@ -15,7 +16,11 @@ from .search import search as search_service
 
 
 def home(request):
-    games = Game.objects.published().with_entry_counts().order_by("name")
+    # By the name the reader sees, in the order of the reader's language.
+    ui_language = translation.get_language()
+    games = sort_by_title(
+        Game.objects.published().with_entry_counts().order_by("pk"), ui_language, title=lambda g: g.name_in(ui_language)
+    )
     recent_entries = Entry.objects.published().select_related("game").order_by("-updated_at", "pk")[:8]
     recent_errata = Erratum.objects.published().select_related("game").order_by("-updated_at", "pk")[:5]
     return render(
