@@ -58,8 +58,11 @@ def capture(parser, token):
 @register.filter
 def plain_text(rendered_html: str, length: int = DESCRIPTION_LENGTH) -> str:
     """Stored HTML as plain text of at most ``length`` characters, cut at a word with "…":
-    an entry's description from its body ({{ entry.body_html|plain_text }})."""
-    text = _plain(rendered_html or "")
+    an entry's description from its body ({{ entry.body_html|plain_text }}).
+
+    Only the start of the HTML is read (eight characters of markup and text for each
+    character kept): the work per page stays small however long the body is."""
+    text = _plain((rendered_html or "")[: length * 8])
     if len(text) <= length:
         return text
     cut = text[: length - 1]
