@@ -39,6 +39,10 @@ test: install
 api-contract: install
 	$(BIN)/python scripts/api_contract.py
 
+# ruff with the configuration in pyproject.toml (lint rules, import order, line length).
+lint: install
+	$(BIN)/ruff check .
+
 migrations-check: install
 	DJANGO_DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
 
