@@ -19,7 +19,10 @@ CONTENT_PARAMETER = "content"  # ?content=fr: this entry's own version, not the 
 
 # Stored HTML (rules.rendering): derived from the texts, so kept out of their history.
 RENDERED_FIELDS = {
-    "entry": ["body_html", "html_fingerprint", "relations", "relations_fingerprint"],
+    "entry": [
+        "body_html", "html_fingerprint", "relations", "relations_fingerprint",
+        "corrections", "corrections_fingerprint",
+    ],
     "erratum": ["corrected_html", "diff_html", "html_fingerprint"],
     "question": ["answer_html", "html_fingerprint"],
 }
@@ -198,6 +201,10 @@ class Entry(models.Model):
     # date when anything is written, and a hash of it.
     relations = models.JSONField(default=dict, blank=True, editable=False)
     relations_fingerprint = models.CharField(max_length=32, blank=True, editable=False)
+    # The body with its errata applied, as corrected and as printed, each change marked
+    # (rules.corrections), and what it was made from.
+    corrections = models.JSONField(default=dict, blank=True, editable=False)
+    corrections_fingerprint = models.CharField(max_length=32, blank=True, editable=False)
     see_also = models.JSONField(
         _("see also"),
         default=list,
@@ -342,6 +349,13 @@ class Entry(models.Model):
         from .relations import EntryRelations
 
         return EntryRelations(self)
+
+    @cached_property
+    def corrected(self):
+        """The body with its errata applied, stored with it (``rules.corrections``)."""
+        from .corrections import Corrections
+
+        return Corrections(self.corrections or {})
 
     @property
     def display_title(self) -> str:
