@@ -91,7 +91,7 @@ def column(entry) -> dict:
 def compare_context(request, left, right) -> dict:
     game = left.game
     others = [t for t in left.related.translations if t.language != right.language]
-    columns = [column(left), column(right)]
+    columns = [{**column(left), "beside": right.language}, {**column(right), "beside": left.language}]
     return {
         "game": game,
         "game_name": game.name_in(left.language),

@@ -167,11 +167,13 @@ def refresh(game_id: int) -> int:
 
 def refresh_stored_with_relations(game_id: int) -> None:
     """What else entries store about other items, kept up to date by the same writes:
-    their text with its errata applied (``rules.corrections``). Each writes only the
-    entries whose inputs changed."""
-    from . import corrections
+    their text with its errata applied (``rules.corrections``) and, for translations,
+    whether their original changed since (``rules.translation_status``). Each writes
+    only the entries whose inputs changed."""
+    from . import corrections, translation_status
 
     corrections.refresh(game_id)
+    translation_status.refresh(game_id)
 
 
 def refresh_all() -> int:
