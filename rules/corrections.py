@@ -416,7 +416,7 @@ def compute(game_id: int, only_changed: bool = False) -> dict[int, tuple[dict, s
         if any("[[" in text for text in texts) and language not in targets:
             targets[language] = link_targets(game_id, language)
         links = targets.get(language, {})
-        found[pk] = (correct(body, [erratum for erratum, _ in mine], lambda text: render_text(text, links)), digest)
+        found[pk] = (correct(body, [erratum for erratum, _ in mine], lambda text, links=links: render_text(text, links)), digest)
     return found
 
 

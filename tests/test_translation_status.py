@@ -10,7 +10,6 @@ from rules import translation_status
 from rules.models import Entry, Game
 from rules.querysets import Status
 from rules.translations import TranslationError, link, mark_up_to_date, start_translation, unlink
-from tests.admin.forms import form_data
 from tests.factories import make_entry, make_game
 
 pytestmark = pytest.mark.django_db

@@ -24,15 +24,14 @@ from datetime import date
 
 from django import forms
 from django.contrib import admin, messages
-from django.db import transaction
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from .. import translation_status, translations
 from ..languages import CONTENT_LANGUAGE_CODES, native_name
