@@ -19,7 +19,10 @@ CONTENT_PARAMETER = "content"  # ?content=fr: this entry's own version, not the 
 
 # Stored HTML (rules.rendering): derived from the texts, so kept out of their history.
 RENDERED_FIELDS = {
-    "entry": ["body_html", "html_fingerprint", "relations", "relations_fingerprint"],
+    "entry": [
+        "body_html", "html_fingerprint", "relations", "relations_fingerprint",
+        "corrections", "corrections_fingerprint", "translation_status", "translation_status_fingerprint",
+    ],
     "erratum": ["corrected_html", "diff_html", "html_fingerprint"],
     "question": ["answer_html", "html_fingerprint"],
 }
@@ -198,6 +201,10 @@ class Entry(models.Model):
     # date when anything is written, and a hash of it.
     relations = models.JSONField(default=dict, blank=True, editable=False)
     relations_fingerprint = models.CharField(max_length=32, blank=True, editable=False)
+    # The body with its errata applied, as corrected and as printed, each change marked
+    # (rules.corrections), and what it was made from.
+    corrections = models.JSONField(default=dict, blank=True, editable=False)
+    corrections_fingerprint = models.CharField(max_length=32, blank=True, editable=False)
     see_also = models.JSONField(
         _("see also"),
         default=list,
@@ -217,6 +224,28 @@ class Entry(models.Model):
     translation_key = models.UUIDField(
         _("translation key"), default=uuid.uuid4, db_index=True, help_text=_("Shared by the same entry in every language.")
     )
+    # Which version this one was translated from, and which version of that original it
+    # matches (rules.translation_status): set when a translation is started, linked or
+    # marked up to date in the admin, never typed.
+    translation_of = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="+",
+        verbose_name=_("translated from"),
+    )
+    translation_base = models.PositiveBigIntegerField(
+        _("translated from version"),
+        null=True,
+        blank=True,
+        editable=False,
+        help_text=_("The history version of the original that this translation was made from or last checked against."),
+    )
+    # Whether it is up to date with that original, and what changed there since (derived).
+    translation_status = models.JSONField(default=dict, blank=True, editable=False)
+    translation_status_fingerprint = models.CharField(max_length=32, blank=True, editable=False)
     body_checked_at = models.DateTimeField(
         _("text checked"),
         default=timezone.now,
@@ -342,6 +371,20 @@ class Entry(models.Model):
         from .relations import EntryRelations
 
         return EntryRelations(self)
+
+    @cached_property
+    def corrected(self):
+        """The body with its errata applied, stored with it (``rules.corrections``)."""
+        from .corrections import Corrections
+
+        return Corrections(self.corrections or {})
+
+    @cached_property
+    def translation_state(self):
+        """Whether this translation is up to date with its original (``rules.translation_status``)."""
+        from .translation_status import TranslationState
+
+        return TranslationState(self)
 
     @property
     def display_title(self) -> str:

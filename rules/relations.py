@@ -162,7 +162,20 @@ def refresh(game_id: int) -> int:
         digest = fingerprint(relations)
         if stored.get(pk) != digest:
             changed.append((pk, relations, digest))
-    return update_rows(Entry, ["relations", "relations_fingerprint"], changed)
+    written = update_rows(Entry, ["relations", "relations_fingerprint"], changed)
+    refresh_stored_with_relations(game_id)
+    return written
+
+
+def refresh_stored_with_relations(game_id: int) -> None:
+    """What else entries store about other items, kept up to date by the same writes:
+    their text with its errata applied (``rules.corrections``) and, for translations,
+    whether their original changed since (``rules.translation_status``). Each writes
+    only the entries whose inputs changed."""
+    from . import corrections, translation_status
+
+    corrections.refresh(game_id)
+    translation_status.refresh(game_id)
 
 
 def refresh_all() -> int:

@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils.translation import gettext as _
 
-from .history import stamp
+from .history import latest_version, stamp
 from .languages import CONTENT_LANGUAGE_CODES, native_name
 from .models import Entry
 from .querysets import Status
@@ -114,7 +114,8 @@ def start_translation(entry: Entry, language: str, user) -> Entry:
     - kind, number and order are copied; the parent is the parent's version in that
       language if one exists; aliases, source and page are left empty (they belong to the
       target-language document);
-    - the draft shares the translation key, so it is linked from the start.
+    - the draft shares the translation key, so it is linked from the start, and it is
+      recorded as translated from ``entry``'s current version (``rules.translation_status``).
 
     Refused (``TranslationError``) for the entry's own language, a language that is not a
     content language, or a language that already has a linked version.
@@ -143,6 +144,8 @@ def start_translation(entry: Entry, language: str, user) -> Entry:
             parent=parent,
             status=Status.DRAFT,
             translation_key=entry.translation_key,
+            translation_of=entry,
+            translation_base=base_version(entry),
         )
         _save(draft, user, f"translation of entry {entry.pk} ({entry.language}) started")
     return draft
@@ -174,8 +177,18 @@ def see_also_suggestions(entry: Entry, language: str) -> tuple[list[str], list[s
     return list(dict.fromkeys(suggested)), unmatched
 
 
+def base_version(original: Entry) -> int | None:
+    """The id of the original's newest history version: what a translation made or
+    checked now matches."""
+    version = latest_version(original)
+    return version.history_id if version is not None else None
+
+
 def link(entry: Entry, other: Entry, user) -> None:
     """Make ``other`` a version of ``entry`` (it takes ``entry``'s translation key).
+
+    ``other`` is recorded as a translation of ``entry``'s current text: linking says they
+    say the same (``rules.translation_status`` then tells when ``entry`` changes).
 
     Refused for another game, the same language, a language ``entry`` already has a
     version in, and an entry that has versions of its own (moving it alone would tear
@@ -201,12 +214,42 @@ def link(entry: Entry, other: Entry, user) -> None:
                 _("“%(title)s” is linked to versions of its own. Unlink it from them first.") % {"title": other}
             )
         other.translation_key = entry.translation_key
+        other.translation_of, other.translation_base = entry, base_version(entry)
         _save(other, user, f"linked as the {other.language} version of entry {entry.pk}")
 
 
 def unlink(entry: Entry, other: Entry, user) -> None:
-    """Take ``other`` out of ``entry``'s versions: it gets a translation key of its own."""
+    """Take ``other`` out of ``entry``'s versions: it gets a translation key of its own,
+    and neither is recorded as translated from the other any more."""
     if other.pk == entry.pk or other.translation_key != entry.translation_key or other.game_id != entry.game_id:
         raise TranslationError(_("“%(title)s” is not linked to this entry.") % {"title": other})
-    other.translation_key = uuid.uuid4()
-    _save(other, user, f"unlinked from entry {entry.pk}")
+    with transaction.atomic():
+        other.translation_key = uuid.uuid4()
+        if other.translation_of_id == entry.pk:
+            other.translation_of, other.translation_base = None, None
+        _save(other, user, f"unlinked from entry {entry.pk}")
+        if entry.translation_of_id == other.pk:
+            entry.translation_of, entry.translation_base = None, None
+            _save(entry, user, f"its original, entry {other.pk}, was unlinked")
+
+
+def original_choices(entry: Entry) -> list[Entry]:
+    """The versions ``entry`` may be marked a translation of: its linked versions."""
+    return list(linked_versions(entry))
+
+
+def mark_up_to_date(entry: Entry, user, original: Entry | None = None) -> None:
+    """Record that ``entry`` matches its original's current text (``original``, a
+    linked version, also becomes its original; by default the one it has)."""
+    original = original or entry.translation_of
+    if original is None:
+        raise TranslationError(_("Choose the version this entry is a translation of."))
+    if (
+        original.pk == entry.pk
+        or original.game_id != entry.game_id
+        or original.translation_key != entry.translation_key
+        or original.language == entry.language
+    ):
+        raise TranslationError(_("“%(title)s” is not a linked version of this entry.") % {"title": original})
+    entry.translation_of, entry.translation_base = original, base_version(original)
+    _save(entry, user, f"marked up to date with entry {original.pk} (version {entry.translation_base})")

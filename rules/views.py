@@ -5,6 +5,7 @@ from django.http import Http404, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
 
+from . import parallel
 from .collation import sort_by_title
 from .forms import MAX_PAGE as MAX_SEARCH_PAGE
 from .forms import SearchForm
@@ -67,6 +68,14 @@ def entry_detail(request, game, slug):
 
     context = entry_page_context(request, entry)
     return render(request, "rules/entry_detail.html", context)
+
+
+def entry_compare(request, game, slug, language):
+    """One entry beside its version in ``language`` (``rules.parallel``)."""
+    pair = parallel.versions(game, slug, language, translation.get_language(), request.GET.get(CONTENT_PARAMETER))
+    if pair is None:
+        raise Http404("No such version")
+    return render(request, "rules/entry_compare.html", parallel.compare_context(request, *pair))
 
 
 def _redirect_old_slug(game, slug):

@@ -16,7 +16,7 @@ from .base import ModeratedAdmin
 from .forms import EntryAdminForm
 from .importing import import_urls
 from .preview import MarkdownPreviewAdmin
-from .translations import TranslationsAdmin
+from .translations import TranslationsAdmin, mark_up_to_date
 
 
 @admin.register(Game)
@@ -72,7 +72,7 @@ class EntryAdmin(TranslationsAdmin, MarkdownPreviewAdmin, ModeratedAdmin):
     # Linked and unlinked on the translations panel, never typed by hand.
     readonly_fields = ["translation_key"]
     inlines = [CrossReferenceInline]
-    actions = STATUS_ACTIONS
+    actions = [*STATUS_ACTIONS, mark_up_to_date]
     fieldsets = [
         (None, {"fields": ["game", "language", "title", "slug", "aliases", "status"]}),
         (_("Text"), {"fields": ["body", "see_also"]}),

@@ -7,7 +7,12 @@ confirmation page (GET shows what will happen, POST does it) under
 
 - ``start/<language>/``: a draft in that language, pre-filled from this entry;
 - ``link/``: make an unlinked entry of the same game this entry's version;
-- ``unlink/<other id>/``: give a linked version a translation key of its own.
+- ``unlink/<other id>/``: give a linked version a translation key of its own;
+- ``up-to-date/``: see what changed in the entry's original since the translation was
+  made or last checked (``rules.translation_status``), and mark it up to date with the
+  original's current text (choosing the original among the linked versions).
+
+The change list's action ``mark_up_to_date`` does the last for many translations.
 
 The rules are in ``rules.translations``; these views check permissions (the model
 permission, and the game through the scoping of ``get_queryset`` and
@@ -15,17 +20,20 @@ permission, and the game through the scoping of ``get_queryset`` and
 message or a form error.
 """
 
+from datetime import date
+
 from django import forms
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from .. import translations
+from .. import translation_status, translations
 from ..languages import CONTENT_LANGUAGE_CODES, native_name
 
 LINK_CHOICES_LIMIT = 300  # entries offered in the link select before a search is needed
@@ -51,6 +59,50 @@ class LinkForm(forms.Form):
         self.fields["other"].widget.choices = [("", "---------"), *grouped.items()]
 
 
+class UpToDateForm(forms.Form):
+    """Which linked version the entry is a translation of (its original by default)."""
+
+    original = forms.TypedChoiceField(label=_("Translated from"), coerce=int)
+
+    def __init__(self, *args, choices, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["original"].choices = [
+            (version.pk, f"{version} ({native_name(version.language)}, {version.get_status_display()})")
+            for version in choices
+        ]
+
+
+@admin.action(description=_("Mark the selected translations up to date with their original"), permissions=["change"])
+def mark_up_to_date(modeladmin, request, queryset):
+    """Each selected entry that is a translation now matches its original's current text."""
+    marked, skipped = 0, 0
+    with transaction.atomic():
+        for entry in queryset.select_related("translation_of"):
+            if entry.translation_of is None:
+                skipped += 1
+                continue
+            translations.mark_up_to_date(entry, request.user)
+            marked += 1
+    if marked:
+        modeladmin.message_user(
+            request,
+            ngettext("%(count)d translation marked up to date.", "%(count)d translations marked up to date.", marked)
+            % {"count": marked},
+            messages.SUCCESS,
+        )
+    if skipped:
+        modeladmin.message_user(
+            request,
+            ngettext(
+                "%(count)d entry has no recorded original: mark it from its translations panel.",
+                "%(count)d entries have no recorded original: mark each from its translations panel.",
+                skipped,
+            )
+            % {"count": skipped},
+            messages.WARNING,
+        )
+
+
 class TranslationsAdmin:
     """EntryAdmin's part: the panel's context and the three confirmation pages."""
 
@@ -58,6 +110,7 @@ class TranslationsAdmin:
         "start": "admin/rules/entry/translations_start.html",
         "link": "admin/rules/entry/translations_link.html",
         "unlink": "admin/rules/entry/translations_unlink.html",
+        "up_to_date": "admin/rules/entry/translations_up_to_date.html",
     }
 
     def get_urls(self):
@@ -80,15 +133,22 @@ class TranslationsAdmin:
                 wrap(self.translation_unlink_view),
                 name="%s_%s_translation_unlink" % info,
             ),
+            path(
+                "<int:object_id>/translations/up-to-date/",
+                wrap(self.translation_up_to_date_view),
+                name="%s_%s_translation_up_to_date" % info,
+            ),
         ] + super().get_urls()
 
     # --- the panel ------------------------------------------------------------------
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if obj is not None and obj.pk is not None and not add:
+            rows = translations.translation_panel(obj)
             context["entry_translations"] = {
                 "entry": obj,
-                "rows": translations.translation_panel(obj),
+                "rows": rows,
+                "linked": any(row.entries and not row.is_current for row in rows),
                 "can_add": self.has_add_permission(request),
                 "can_change": self.has_change_permission(request, obj),
             }
@@ -209,3 +269,40 @@ class TranslationsAdmin:
             )
             return redirect("admin:rules_entry_change", entry.pk)
         return self._translation_page(request, "unlink", entry, gettext("Unlink a translation"), other=other)
+
+    def translation_up_to_date_view(self, request, object_id):
+        entry = self._translatable_entry(request, object_id)
+        choices = translations.original_choices(entry)
+        if not choices:
+            raise Http404(gettext("This entry has no linked versions."))
+        form = UpToDateForm(
+            request.POST if request.method == "POST" else None,
+            choices=choices,
+            initial={"original": entry.translation_of_id},
+        )
+        if request.method == "POST" and form.is_valid():
+            original = next(version for version in choices if version.pk == form.cleaned_data["original"])
+            try:
+                translations.mark_up_to_date(entry, request.user, original)
+            except translations.TranslationError as error:
+                form.add_error("original", str(error))
+            else:
+                message = gettext("Marked up to date with “%(title)s”.") % {"title": original}
+                self.log_change(request, entry, message)
+                messages.success(
+                    request,
+                    gettext("“%(title)s” is marked up to date with the %(language)s original, “%(original)s”.")
+                    % {"title": entry, "language": native_name(original.language), "original": original},
+                )
+                return redirect("admin:rules_entry_change", entry.pk)
+        status = translation_status.current(entry)
+        return self._translation_page(
+            request,
+            "up_to_date",
+            entry,
+            gettext("Up to date with the original?"),
+            form=form,
+            original=entry.translation_of,
+            status=status,
+            checked_on=date.fromisoformat(status["checked_on"]) if status and status["checked_on"] else None,
+        )

@@ -47,3 +47,12 @@ def glossary_items(entries):
             f'<li><a href="{escape(entry.url)}">{escape(entry.title)}</a>{aliases}{badge if entry.is_fragment else ""}</li>'
         )
     return mark_safe("\n".join(items))  # noqa: S308 - every value above is escaped
+
+
+@register.simple_tag
+def compare_url(entry, language: str) -> str:
+    """The side-by-side page of ``entry`` and its version in ``language`` (``rules.parallel``):
+    {% compare_url entry other.language %}."""
+    from rules.parallel import compare_url as url
+
+    return url(entry.game.slug, entry.slug, entry.language, language)

@@ -70,9 +70,10 @@ def test_panel_lists_every_language_with_its_version_or_a_start_link(moderator_c
     rows = panel_rows(response)
     assert list(rows)[:2] == ["en", "de"]  # its own language, then the game's
     assert set(rows) >= {"en", "de", "pl", "nl", "fr"}
-    assert rows["en"] == "English Attack (this entry) Published View on site"
-    assert rows["de"] == "Deutsch Angriff Published View on site Unlink"
-    assert rows["pl"] == "Polski Atak Draft Unlink"
+    # "Translated from": none is recorded (made side by side); each may be checked against another.
+    assert rows["en"] == "English Attack (this entry) Published — Check… View on site"
+    assert rows["de"] == "Deutsch Angriff Published — Check… View on site Unlink"
+    assert rows["pl"] == "Polski Atak Draft — Check… Unlink"
     assert rows["nl"] == "Nederlands No version Start translation"
     page = html(response)
     assert f'href="{change_url(angriff)}"' in page and f'href="{change_url(atak)}"' in page
