@@ -114,7 +114,12 @@ def compute(game_id: int) -> dict[int, dict]:
         language = entries[target_id][1]  # references stay within a language
         found[target_id]["referenced_by"] = sort_by_title(items.values(), language, title=itemgetter("title"))
 
-    affects = Erratum.affects.through.objects.filter(entry__game_id=game_id, erratum__status=Status.PUBLISHED)
+    # From the game's errata (an erratum is about entries of its own game): the index on
+    # the errata's game, where filtering by the entries' game scanned every entry per
+    # erratum on SQLite.
+    affects = Erratum.affects.through.objects.filter(
+        erratum__game_id=game_id, entry__game_id=game_id, erratum__status=Status.PUBLISHED
+    )
     for entry_id, *erratum in affects.order_by(
         "erratum__language", "erratum__order", "erratum__title", "erratum_id"
     ).values_list(
@@ -133,7 +138,7 @@ def compute(game_id: int) -> dict[int, dict]:
     # reverse relation's table, by name.
     related = Entry._meta.get_field("faq_questions").through.objects
     for entry_id, pk, question, slug, language, game, answer_html in (
-        related.filter(entry__game_id=game_id, question__status=Status.PUBLISHED)
+        related.filter(question__game_id=game_id, entry__game_id=game_id, question__status=Status.PUBLISHED)
         .order_by("question__language", "question__order", "question__question", "question_id")
         .values_list(
             "entry_id", "question_id", "question__question", "question__slug", "question__language",
