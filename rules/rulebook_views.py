@@ -1,6 +1,9 @@
 """The pages for reading a game straight through: the contents of its rulebooks and the
 printed booklets (``rules.rulebook``, ``rules.booklet``). Thin: look up, build, render."""
 
+import hashlib
+
+from django.core.cache import cache
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 
@@ -12,6 +15,7 @@ from .rulebook import contents as rulebook_contents
 
 SOURCE_PARAMETER = "source"  # ?source=12: one rulebook of a game (0: sections citing none)
 AT_PARAMETER = "at"  # ?at=<slug>: the reader's place in the contents
+PDF_CACHE_SECONDS = 24 * 3600
 
 
 def _context(request, game_slug: str) -> dict:
@@ -67,7 +71,7 @@ def _booklet(request, game, part):
 
 def booklet(request, game, part):
     context, booklet = _booklet(request, game, part)
-    context["booklet"] = booklet
+    context.update({"booklet": booklet, "source": _source(request) if part == booklets.RULES else None})
     return render(request, "rules/booklet.html", context)
 
 
@@ -78,7 +82,17 @@ def booklet_pdf(request, game, part):
     context, booklet = _booklet(request, game, part)
     if not booklet.entries:
         raise Http404("Nothing to print")
-    data = render_pdf(booklet, game_name=context["game_name"], language=context["content_language"], request=request)
+    # Laying out a long glossary takes a second or two: kept until what it shows changes,
+    # which a write to another game (a new content version for the page cache) does not.
+    digest = hashlib.blake2b(
+        repr((booklet, context["game_name"], request.LANGUAGE_CODE, request.build_absolute_uri("/"))).encode(),
+        digest_size=16,
+    ).hexdigest()
+    key = f"booklet-pdf:{digest}"
+    data = cache.get(key)
+    if data is None:
+        data = render_pdf(booklet, game_name=context["game_name"], language=context["content_language"], request=request)
+        cache.set(key, data, PDF_CACHE_SECONDS)
     response = HttpResponse(data, content_type="application/pdf")
     filename = f"{context['game'].slug}-{part}-{context['content_language']}.pdf"
     response["Content-Disposition"] = f'inline; filename="{filename}"'
