@@ -13,12 +13,14 @@ Decisions:
 - **A font for every content language**: DejaVu Sans, cut down to the Latin scripts
   (``rules/fonts``, ``scripts/subset_pdf_fonts.py``): the PDF core fonts have no "ł".
 - **Contents with page numbers** and PDF bookmarks (fpdf2's outline), a title page,
-  page numbers in the footer, errata as footnotes under their entry, as on the page.
+  page numbers in the footer, errata as footnotes under their entry with their
+  corrected text (the page shows the word diff, which fpdf2 does not draw right).
 - The whole response is cached like every page (``rulesite.response_cache``); the
   creation date is the booklet's last change, so the same content gives the same bytes.
 """
 
 import logging
+import re
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
@@ -39,6 +41,7 @@ FAMILY = "dejavu"
 STYLES = {"": "DejaVuSans", "B": "DejaVuSans-Bold", "I": "DejaVuSans-Oblique", "BI": "DejaVuSans-BoldOblique"}
 HEADING_SIZES = {1: 22, 2: 15, 3: 13, 4: 11.5, 5: 11, 6: 10.5}
 BODY_SIZE = 10.5
+_SPACED = re.compile(r"<(p|li)([ >])")
 MUTED = (90, 90, 90)
 
 
@@ -119,9 +122,9 @@ def render_pdf(booklet, *, game_name: str, language: str, request) -> bytes:
     def html(fragment: str, size: float = BODY_SIZE) -> None:
         pdf.set_font(FAMILY, size=size)
         fragment = absolute_links(str(for_ui_language(fragment, language, ui_language)), request)
-        fragment = fragment.replace("<ins>", "<u>").replace("</ins>", "</u>")  # the diff's additions
+        fragment = _SPACED.sub(r'<\1 line-height="1.3"\2', fragment)  # fpdf2's own is 1.0
         if _lays_out(fragment, size):
-            pdf.write_html(fragment)
+            pdf.write_html(fragment, li_prefix_color=(60, 60, 60))
         else:  # a text fpdf2 cannot lay out (a table in a table) is written as plain text
             pdf.multi_cell(0, size * 0.5, _plain(fragment), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
         pdf.set_font(FAMILY, size=BODY_SIZE)
@@ -209,8 +212,12 @@ def render_pdf(booklet, *, game_name: str, language: str, request) -> bytes:
                 pdf.multi_cell(0, 5, _("Errata"), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
                 for note in entry.footnotes:
                     erratum = note.erratum
-                    change = erratum.diff_html if erratum.has_original else erratum.corrected_html
-                    html(f"<p><b>{note.number}. {_escape(erratum.title)}</b> ({_escape(erratum.get_kind_display())})</p>{change}", size=9)
+                    # The corrected text: fpdf2 draws a word diff's strike-through past its end.
+                    html(
+                        f"<p><b>{note.number}. {_escape(erratum.title)}</b> ({_escape(erratum.get_kind_display())})</p>"
+                        f"{erratum.corrected_html}",
+                        size=9,
+                    )
             pdf.ln(2)
     return bytes(pdf.output())
 

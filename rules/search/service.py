@@ -33,6 +33,7 @@ from .normalize import fold, name_key, query_words, term, words
 
 MAX_QUERY_LENGTH = 200
 TYPES = ("entry", "erratum", "question")
+SNIPPET_WIDTH = 240  # characters
 
 
 class QueryTooLong(ValueError):
@@ -254,7 +255,10 @@ def _rule_hit(document: SearchDocument, groups: list[list[str]], in_title: int) 
             best = rule
     if not best:
         return "", None
-    return f"#{best}", by_rule[best][1]
+    first = by_rule[best][1]
+    paragraph = text.rfind("\n", 0, first) + 1
+    # The snippet opens with the rule's number where the match is near it.
+    return f"#{best}", paragraph if first - paragraph <= SNIPPET_WIDTH * 3 // 4 else max(0, first - SNIPPET_WIDTH // 4)
 
 
 def _url(document: SearchDocument, game_slug: str) -> str:
@@ -280,16 +284,19 @@ def _spans(text: str, groups: list[list[str]], language: str) -> list[tuple[int,
     return spans
 
 
-def highlight(text: str, groups: list[list[str]], language: str, width: int = 240, at: int | None = None) -> SafeString:
-    """A snippet around the first matched word (or the one at offset ``at``), every
-    matched word in <mark>; escaped."""
+def highlight(text: str, groups: list[list[str]], language: str, width: int = SNIPPET_WIDTH, at: int | None = None) -> SafeString:
+    """A snippet around the first matched word (or from offset ``at``), every matched
+    word in <mark>; escaped."""
     text = text.replace("\n", " ")  # the text keeps its line breaks (index.plain_text)
     spans = _spans(text, groups, language)
     if not spans:
         return mark_safe(escape(_clip(text, 0, width)))  # noqa: S308 - escaped
-    start = max(0, (spans[0][0] if at is None else at) - width // 4)
-    if start:
-        start = text.find(" ", start) + 1 or start
+    if at is None:
+        start = max(0, spans[0][0] - width // 4)
+        if start:
+            start = text.find(" ", start) + 1 or start
+    else:
+        start = at
     end = min(len(text), start + width)
     out, position = [], start
     for a, b, _word in spans:
