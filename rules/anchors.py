@@ -25,6 +25,8 @@ Decisions:
 import re
 
 _NUMBER = r"(?:\d{1,4}(?:\.\d{1,4})+[a-z]?|\d{1,4}[a-z])\.?|\d{1,4}\."
+# An id add_rule_ids gives (the number without its closing "."): what a fragment names.
+RULE_ID = re.compile(r"\d{1,4}(?:\.\d{1,4})*[a-z]?")
 
 
 def _number_at_start(after: str) -> re.Pattern:

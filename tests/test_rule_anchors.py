@@ -142,3 +142,36 @@ class TestSearchLinksToTheRule:
     def test_the_search_page_links_to_the_rule(self, entry, client):
         html = client.get("/en/search/", {"q": "propose moves"}).content.decode()
         assert 'href="/en/games/mtg/rules/casting-spells/#601.2a"' in html
+
+
+@pytest.mark.django_db
+class TestPreviewOfARule:
+    """Previews (hover, focus, tap) of a link to ``…/#601.2a`` show that rule."""
+
+    URL = "/api/v1/entries/preview/"
+
+    @pytest.fixture(autouse=True)
+    def entry(self):
+        return make_entry(game=make_game(slug="mtg", name="Magic"), title="Casting Spells", body=CASTING)
+
+    def test_the_excerpt_starts_at_the_rule_and_the_url_keeps_it(self, client):
+        data = client.get(self.URL, {"game": "mtg", "slug": "casting-spells", "rule": "601.2a"}).json()
+        assert data["excerpt"].startswith("601.2a To propose the casting of a spell")
+        assert data["url"].endswith("/en/games/mtg/rules/casting-spells/#601.2a")
+        assert data["truncated"] is True
+
+    def test_a_rule_the_text_does_not_have_gives_its_start(self, client):
+        data = client.get(self.URL, {"game": "mtg", "slug": "casting-spells", "rule": "999.9"}).json()
+        assert data["excerpt"].startswith("Casting a spell takes several steps")
+        assert data["url"].endswith("/casting-spells/")
+
+    @pytest.mark.parametrize("rule", ["601.2a; DROP", '601"', "a601", "", "1" * 40])
+    def test_a_rule_that_is_no_rule_number_is_a_400(self, client, rule):
+        response = client.get(self.URL, {"game": "mtg", "slug": "casting-spells", "rule": rule})
+        assert response.status_code == 400
+        assert "rule" in response.json()["errors"]
+
+    def test_one_query_still(self, client, django_assert_max_num_queries, settings):
+        settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+        with django_assert_max_num_queries(2):  # the content version, the entry
+            client.get(self.URL, {"game": "mtg", "slug": "casting-spells", "rule": "601.2a"})

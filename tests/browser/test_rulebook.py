@@ -4,7 +4,9 @@ person to look at (RULESITE_SCREENSHOT_DIR keeps them; see tests/browser/conftes
 
 import io
 import re
+import threading
 import unicodedata
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from playwright.sync_api import expect
@@ -202,3 +204,58 @@ def test_the_pdf_link_gives_the_booklet_as_a_pdf(live_server, game, browser, sav
     text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(body)).pages)
     # German labels, English content (the game has no German text yet)
     assert "Glossar" in text and "Stand:" in text and "To propose the casting of a spell" in " ".join(text.split())
+
+
+@pytest.fixture
+def serve_html():
+    """Serves one page of HTML from a plain HTTP server of its own (another origin than
+    the live server's, and a real one: Chromium keeps a page not served from the local
+    network from asking it); returns its address."""
+    servers = []
+
+    def serve(html: str) -> str:
+        body = html.encode()
+
+        class Page(BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/"
+
+    yield serve
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_deep_link_pasted_on_another_site_previews_its_rule(live_server, game, browser, serve_html, save_screenshot):
+    """The embed script (static/js/previews.js) on a forum: a link to …/#601.2a previews
+    that rule, not the first lines of the entry."""
+    page = browser.new_page(viewport=VIEWPORTS["desktop"])
+    link = f"{live_server.url}/en/games/little-war/rules/casting-spells/#601.2a"
+    forum = serve_html(
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>Forum</title></head><body>"
+        f"<p>See <a id='deep' href='{link}'>the casting rule</a> and "
+        f"<a id='whole' href='{link.split('#')[0]}'>the whole entry</a>.</p>"
+        f"<script src='{live_server.url}/static/js/previews.js' defer></script></body></html>"
+    )
+    page.goto(forum)
+    page.locator("#deep").hover()
+    excerpt = page.locator("#rulesite-preview .rulesite-preview-excerpt")
+    expect(excerpt).to_contain_text("601.2a To propose the casting of a spell")
+    save_screenshot(page, "rulebook-preview-of-a-deep-link", full_page=False)
+    page.mouse.move(0, 0)
+    expect(page.locator("#rulesite-preview")).to_have_count(0)
+    page.locator("#whole").hover()
+    expect(excerpt).to_contain_text("Casting a spell takes several steps")
+    page.close()
