@@ -36,7 +36,8 @@ Decisions:
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
-from django.db.models.functions import Substr
+from django.db.models import F, Value
+from django.db.models.functions import Greatest, StrIndex, Substr
 
 from .languages import CONTENT_LANGUAGE_CODES
 from .models import Entry, Game, entry_path_template
@@ -166,14 +167,23 @@ _FIELDS = (
 )
 
 
-def _rows(queryset):
+def _rows(queryset, rule: str | None = None):
+    if rule:
+        # From the block with this rule's id (rules.anchors), when the body has one.
+        queryset = queryset.annotate(rule_at=StrIndex("body_html", Value(f' id="{rule}"'))).annotate(
+            html_head=Substr("body_html", Greatest(F("rule_at"), Value(1)), HTML_HEAD + 1)
+        )
+        return queryset.values(*_FIELDS, "game__localized_names", "html_head", "rule_at")
     return queryset.annotate(html_head=Substr("body_html", 1, HTML_HEAD + 1)).values(
         *_FIELDS, "game__localized_names", "html_head"
     )
 
 
-def _preview(row: dict) -> Preview:
+def _preview(row: dict, rule: str | None = None) -> Preview:
     head = row["html_head"] or ""
+    found_rule = bool(rule and row.get("rule_at"))
+    if found_rule:
+        head = "<p" + head  # the head starts inside the rule's start tag: ' id="601.2a">…'
     text, truncated = excerpt(head[:HTML_HEAD], cut=len(head) > HTML_HEAD)
     names = row["game__localized_names"] or {}
     return Preview(
@@ -185,23 +195,28 @@ def _preview(row: dict) -> Preview:
         game_name=names.get(row["language"]) or row["game__name"],
         excerpt=text,
         truncated=truncated,
-        path=entry_path_template(row["game__slug"], row["language"]).format(slug=row["slug"]),
+        path=entry_path_template(row["game__slug"], row["language"]).format(slug=row["slug"])
+        + (f"#{rule}" if found_rule else ""),
     )
 
 
-def preview_by_slug(game: str, slug: str, language: str | None = None) -> Preview | None:
-    """The preview of the entry at ``/<language>/games/<game>/rules/<slug>/``, or None."""
+def preview_by_slug(game: str, slug: str, language: str | None = None, rule: str | None = None) -> Preview | None:
+    """The preview of the entry at ``/<language>/games/<game>/rules/<slug>/``, or None.
+
+    With a ``rule`` ("601.2a", the address's fragment), the excerpt starts at that
+    numbered rule of the text (``rules.anchors``) where it has one, and the path keeps
+    the fragment."""
     published = Entry.objects.published()
-    rows = list(_rows(published.filter(game__slug=game, slug=slug).order_by("language")))
+    rows = list(_rows(published.filter(game__slug=game, slug=slug).order_by("language"), rule))
     if not rows:
         return None
     row = next((r for r in rows if r["language"] == language), rows[0])
     if language and row["language"] != language:
         translated = _rows(
-            published.filter(translation_key=row["translation_key"], language=language)
+            published.filter(translation_key=row["translation_key"], language=language), rule
         ).first()
         row = translated or row
-    return _preview(row)
+    return _preview(row, rule)
 
 
 def find_game(name: str) -> tuple[int, str] | None:

@@ -10,7 +10,7 @@ Decisions:
 
 - **Computed per game, after every write that can change them.** ``refresh(game_id)``
   computes the relations of every entry of a game (all languages: translations cross
-  them) in five queries and writes only the entries whose relations changed (a hash of
+  them) in six queries and writes only the entries whose relations changed (a hash of
   the JSON, ``Entry.relations_fingerprint``). It runs where links are resolved
   (``rules.references.resolve_references``: every entry save, delete, import and
   publication), and after every save, deletion and change of the entry list of an
@@ -47,6 +47,7 @@ from django.utils.functional import cached_property
 from .bulk import update_rows
 from .collation import sort_by_title
 from .querysets import Status
+from .rulebook import navigation as rulebook_navigation
 
 _pending: ContextVar[set | None] = ContextVar("pending_relations", default=None)
 
@@ -59,7 +60,7 @@ def _linked(pk, title, slug, number="") -> dict:
 
 
 def compute(game_id: int) -> dict[int, dict]:
-    """Entry id → its relations, for every entry of one game, in five queries."""
+    """Entry id → its relations, for every entry of one game, in six queries."""
     from .models import CrossReference, Entry, Erratum
 
     rows = list(
@@ -148,6 +149,11 @@ def compute(game_id: int) -> dict[int, dict]:
         found[entry_id]["questions"].append(
             {"id": pk, "question": question, "slug": slug, "language": language, "game": game, "answer_html": answer_html}
         )
+
+    # Previous, next and ancestors in reading order (rules.rulebook): a sixth query.
+    places = rulebook_navigation(game_id)
+    for pk, relations in found.items():
+        relations["navigation"] = places.get(pk)
     return found
 
 
@@ -265,9 +271,11 @@ def _entry_deleted(sender, instance, **kwargs) -> None:
 
 
 def connect_signals() -> None:
-    from .models import Entry, Erratum
+    from .models import Entry, Erratum, Source
 
     connect_item(Erratum, Erratum.affects)
+    # A deleted source leaves its sections citing none: another rulebook (rules.rulebook).
+    post_delete.connect(_item_deleted, sender=Source, weak=False, dispatch_uid="relations-source-deleted")
     post_delete.connect(_entry_deleted, sender=Entry, weak=False, dispatch_uid="relations-entry-deleted")
 
 
@@ -390,3 +398,31 @@ class EntryRelations:
     @cached_property
     def questions(self) -> list[QuestionOnPage]:
         return [QuestionOnPage(**item) for item in self.data.get("questions", [])]
+
+    @cached_property
+    def navigation(self) -> "Navigation | None":
+        """Previous, next and ancestors in reading order (``rules.rulebook``); None for
+        an entry in no sequence (a draft)."""
+        place = self.data.get("navigation")
+        if not place:
+            return None
+        return Navigation(
+            sequence=place["sequence"],
+            previous=self._entry(place["previous"]) if place["previous"] else None,
+            next=self._entry(place["next"]) if place["next"] else None,
+            ancestors=[self._entry(item) for item in place["ancestors"]],
+            letter=place.get("letter", ""),
+        )
+
+
+@dataclass(frozen=True)
+class Navigation:
+    sequence: str  # "rules" or "glossary"
+    previous: LinkedEntry | None
+    next: LinkedEntry | None
+    ancestors: list[LinkedEntry]
+    letter: str  # in the glossary: the id of its letter on the game page ("letter-B")
+
+    @property
+    def in_rulebook(self) -> bool:
+        return self.sequence == "rules"

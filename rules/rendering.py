@@ -36,14 +36,16 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.safestring import SafeString, mark_safe
 
+from .anchors import add_rule_ids
 from .diffing import word_diff_html
 from .languages import ui_language_for
 from .markdown import render_markdown
 from .references import WIKI_LINK, LinkTarget, link_targets
 from .text import normalize_label
 
-# 2: markup other than the allowed tags is shown as text; 3: "\<" is an escape (rules.markdown)
-RENDERER_VERSION = "3"
+# 2: markup other than the allowed tags is shown as text; 3: "\<" is an escape (rules.markdown);
+# 4: numbered rules in entry bodies have their number as id (rules.anchors)
+RENDERER_VERSION = "4"
 BATCH = 500
 
 
@@ -82,8 +84,14 @@ def _erratum(texts: dict, targets) -> dict[str, str]:
     }
 
 
+def _entry_body(body: str, targets) -> SafeString:
+    # Numbered rules in the body get their number as id (rules.anchors): entry bodies
+    # only, so an erratum on the same page never repeats one.
+    return mark_safe(add_rule_ids(render_text(body, targets)))  # noqa: S308 - ids of [0-9a-z.] on sanitised HTML
+
+
 SPECS = (
-    RenderedText("rules.Entry", ("body",), lambda t, targets: {"body_html": render_text(t["body"], targets)}),
+    RenderedText("rules.Entry", ("body",), lambda t, targets: {"body_html": _entry_body(t["body"], targets)}),
     RenderedText("rules.Erratum", ("original_text", "corrected_text"), _erratum),
     RenderedText("faq.Question", ("answer",), lambda t, targets: {"answer_html": render_text(t["answer"], targets)}),
 )

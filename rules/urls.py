@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import feeds, views
+from . import feeds, rulebook_views, views
 
 app_name = "rules"
 
@@ -11,6 +11,10 @@ urlpatterns = [
     path("games/<slug:game>/rules/<slug:slug>/", views.entry_detail, name="entry"),
     path("games/<slug:game>/rules/<slug:slug>/compare/<slug:language>/", views.entry_compare, name="entry-compare"),
     path("games/<slug:game>/errata/", views.errata_list, name="errata"),
+    # Reading straight through (rules.rulebook, rules.booklet): contents, printed booklets.
+    path("games/<slug:game>/rules/", rulebook_views.contents, name="contents"),
+    path("games/<slug:game>/print/<slug:part>/", rulebook_views.booklet, name="booklet"),
+    path("games/<slug:game>/print/<slug:part>.pdf", rulebook_views.booklet_pdf, name="booklet-pdf"),
     # Atom feeds (rules.feeds): published items only, under the UI language prefix.
     path("feeds/changes/", feeds.SiteChangesFeed(), name="feed-changes"),
     path("games/<slug:game>/feeds/changes/", feeds.GameChangesFeed(), name="game-feed-changes"),

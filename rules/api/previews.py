@@ -15,6 +15,8 @@ Last-Modified (``rulesite.response_cache``), and readable from any origin (CORS 
 ``/api/``, ``DJANGO_CORS_ALLOWED_ORIGINS`` narrows it for the whole API).
 """
 
+import re
+
 from django.core.validators import ProhibitNullCharactersValidator
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
@@ -22,6 +24,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
+from rules.anchors import RULE_ID
 from rules.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
 from rules.previews import EXCERPT_LENGTH, MAX_TERMS, Preview, preview_by_slug, previews_by_term
 
@@ -131,10 +134,25 @@ def _language() -> ChoiceField:
     )
 
 
+RULE_LENGTH = 32  # Entry.number
+
+
 class PreviewParameters(serializers.Serializer):
     game = _text(GAME_SLUG_LENGTH)
     slug = _text(SLUG_LENGTH)
     language = _language()
+    rule = serializers.RegexField(
+        re.compile(rf"^{RULE_ID.pattern}\Z"),
+        max_length=RULE_LENGTH,
+        required=False,
+        default="",
+        trim_whitespace=False,  # " 601.2a" is not what the schema's pattern allows
+        error_messages={
+            "invalid": 'Must be a rule number such as "601.2a" (digits, dots, one letter).',
+            "blank": EMPTY_VALUE,
+            "max_length": f"Must be at most {RULE_LENGTH} characters.",
+        },
+    )
 
 
 class LookupParameters(serializers.Serializer):
@@ -193,13 +211,22 @@ class EntryPreviewActions:
                 description="The language of the address: its UI prefix, or its ?content= "
                 "when it has one.",
             ),
+            OpenApiParameter(
+                "rule",
+                {"type": "string", "pattern": f"^{RULE_ID.pattern}$", "minLength": 1, "maxLength": RULE_LENGTH},
+                description="The address's fragment when it names a numbered rule (601.2a of "
+                "…/rules/casting-spells/#601.2a): the excerpt starts at that rule where the "
+                "text has it, and `url` keeps the fragment.",
+            ),
         ],
         responses=PreviewSerializer,
     )
     @action(detail=False, methods=["get"], filter_backends=[], pagination_class=None)
     def preview(self, request):
         params = checked(PreviewParameters, request)
-        found = preview_by_slug(params["game"], params["slug"], params["language"] or None)
+        found = preview_by_slug(
+            params["game"], params["slug"], params["language"] or None, params["rule"] or None
+        )
         if found is None:
             raise NotFound(NO_ENTRY)
         return Response(PreviewSerializer(found, context={"request": request}).data)

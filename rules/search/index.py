@@ -31,11 +31,15 @@ _MARKUP = re.compile(r"[*_`#>|]+|\\\\(?=\S)|^\s*[-+]\s+|^\s*\d+[.)]\s+", re.MULT
 
 
 def plain_text(markdown: str) -> str:
-    """Markdown → the text a reader sees: link labels kept, markup and escapes dropped."""
+    """Markdown → the text a reader sees: link labels kept, markup and escapes dropped.
+
+    Line breaks are kept (one per run of blank lines): search links a hit in a numbered
+    paragraph to its rule (``rules.anchors.rule_at``); snippets show them as spaces."""
     text = WIKI_LINK.sub(lambda m: m.group(2) or m.group(1), markdown or "")
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # [label](url)
     text = _MARKUP.sub("", text)
-    return re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"[^\S\n]+", " ", text)
+    return re.sub(r" ?\n\s*", "\n", text).strip()
 
 
 def _models() -> dict[str, type]:

@@ -25,6 +25,7 @@ from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from ..anchors import rule_at
 from ..languages import CONTENT_LANGUAGE_CODES
 from . import backends, fuzzy
 from .models import SearchDocument, SearchName
@@ -32,6 +33,7 @@ from .normalize import fold, name_key, query_words, term, words
 
 MAX_QUERY_LENGTH = 200
 TYPES = ("entry", "erratum", "question")
+SNIPPET_WIDTH = 240  # characters
 
 
 class QueryTooLong(ValueError):
@@ -203,9 +205,9 @@ def _rank(found: list[tuple[int, float]], groups: list[list[str]], query_words: 
             score += 3
         elif document.updated_at >= recent:
             score += 1
-        scored.append((round(score, 3), document))
-    scored.sort(key=lambda pair: (-pair[0], len(pair[1].title), fold(pair[1].title)))
-    games = _games({document.game_id for _, document in scored[:limit]})
+        scored.append((round(score, 3), document, in_title))
+    scored.sort(key=lambda item: (-item[0], len(item[1].title), fold(item[1].title)))
+    games = _games({document.game_id for _, document, _in_title in scored[:limit]})
     return [
         Hit(
             document.item_type,
@@ -214,12 +216,13 @@ def _rank(found: list[tuple[int, float]], groups: list[list[str]], query_words: 
             games[document.game_id].slug,
             games[document.game_id].name,
             document.language,
-            highlight(document.body_text, groups, document.language),
-            _url(document, games[document.game_id].slug),
+            highlight(document.body_text, groups, document.language, at=at),
+            _url(document, games[document.game_id].slug) + anchor,
             score,
             document.number,
         )
-        for score, document in scored[:limit]
+        for score, document, in_title in scored[:limit]
+        for anchor, at in [_rule_hit(document, groups, in_title)]
     ]
 
 
@@ -233,6 +236,31 @@ def _games(ids: set[int]) -> dict:
     return Game.objects.in_bulk(ids)
 
 
+def _rule_hit(document: SearchDocument, groups: list[list[str]], in_title: int) -> tuple[str, int | None]:
+    """``("#601.2a", offset)`` when the hit is in a numbered paragraph of an entry's
+    text, so the link opens the page at that rule (``rules.anchors``) and the snippet
+    shows it: the paragraph holding the most of the query's words, the first of equals.
+    ``("", None)`` when the title holds every word or the best match is before any
+    numbered rule."""
+    text = document.body_text
+    if document.item_type != "entry" or in_title == len(groups) or "\n" not in text:
+        return "", None
+    by_rule: dict[str, tuple[set, int]] = {}  # rule → (words matched in it, first offset)
+    best = None
+    for start, _end, word in _spans(text, groups, document.language):
+        rule = rule_at(text, start) or ""
+        words, first = by_rule.setdefault(rule, (set(), start))
+        words.add(word)
+        if best is None or len(words) > len(by_rule[best][0]):
+            best = rule
+    if not best:
+        return "", None
+    first = by_rule[best][1]
+    paragraph = text.rfind("\n", 0, first) + 1
+    # The snippet opens with the rule's number where the match is near it.
+    return f"#{best}", paragraph if first - paragraph <= SNIPPET_WIDTH * 3 // 4 else max(0, first - SNIPPET_WIDTH // 4)
+
+
 def _url(document: SearchDocument, game_slug: str) -> str:
     if document.item_type == "entry":
         return reverse("rules:entry", kwargs={"game": game_slug, "slug": document.slug})
@@ -244,21 +272,34 @@ def _url(document: SearchDocument, game_slug: str) -> str:
 _TOKEN = re.compile(r"[^\W_]+")
 
 
-def highlight(text: str, groups: list[list[str]], language: str, width: int = 240) -> SafeString:
-    """A snippet around the first matched word, every matched word in <mark>; escaped."""
+def _spans(text: str, groups: list[list[str]], language: str) -> list[tuple[int, int, int]]:
+    """Where the query's words are in ``text``: (start, end, which word of the query)."""
     spans = []
     for match in _TOKEN.finditer(text):
         word = unicodedata.normalize("NFKC", match.group(0)).casefold()
-        if _any_prefix([t for group in groups for t in group], [term(word, language), fold(word)]):
-            spans.append((match.start(), match.end()))
+        forms = [term(word, language), fold(word)]
+        found = next((index for index, group in enumerate(groups) if _any_prefix(group, forms)), None)
+        if found is not None:
+            spans.append((match.start(), match.end(), found))
+    return spans
+
+
+def highlight(text: str, groups: list[list[str]], language: str, width: int = SNIPPET_WIDTH, at: int | None = None) -> SafeString:
+    """A snippet around the first matched word (or from offset ``at``), every matched
+    word in <mark>; escaped."""
+    text = text.replace("\n", " ")  # the text keeps its line breaks (index.plain_text)
+    spans = _spans(text, groups, language)
     if not spans:
         return mark_safe(escape(_clip(text, 0, width)))  # noqa: S308 - escaped
-    start = max(0, spans[0][0] - width // 4)
-    if start:
-        start = text.find(" ", start) + 1 or start
+    if at is None:
+        start = max(0, spans[0][0] - width // 4)
+        if start:
+            start = text.find(" ", start) + 1 or start
+    else:
+        start = at
     end = min(len(text), start + width)
     out, position = [], start
-    for a, b in spans:
+    for a, b, _word in spans:
         if a < start or b > end:
             continue
         out.append(escape(text[position:a]))

@@ -43,6 +43,7 @@
   var MAX_TERMS = 50; // per lookup (the API's limit)
   var LANGUAGES = ["en", "de", "pl", "nl", "fr", "es", "it"];
   var ENTRY_PATH = /^\/([a-z]{2})\/games\/([^\/]+)\/rules\/([^\/]+)\/$/;
+  var RULE = /^\d{1,4}(?:\.\d{1,4})*[a-z]?$/;
   var BOX_ID = "rulesite-preview";
 
   var data = script.dataset;
@@ -85,6 +86,9 @@
     }
     var language = url.searchParams.get("content") || match[1];
     if (LANGUAGES.indexOf(language) >= 0) params.set("language", language);
+    // A numbered rule's deep link (#601.2a, rules/anchors.py): the preview starts there.
+    var rule = url.hash.slice(1);
+    if (RULE.test(rule)) params.set("rule", rule);
     return api + "preview/?" + params.toString();
   }
 

@@ -1,0 +1,261 @@
+"""A booklet (``rules.booklet``) as a PDF file, made in Python without a browser.
+
+Decisions:
+
+- **fpdf2**, pure Python (its own needs are fontTools, Pillow and defusedxml, all
+  wheels): no browser, no system library, no network. WeasyPrint would lay out our own
+  print CSS, but needs the Pango and HarfBuzz system libraries, which a machine with
+  only Python does not have; the browser's own "Print → Save as PDF" of the booklet page
+  remains the way to get exactly the page's layout.
+- **The stored HTML** of each entry is written by fpdf2's HTML renderer (paragraphs,
+  lists, emphasis, tables, links made absolute so they open the site); a text it cannot
+  lay out is written as plain text, never an error.
+- **A font for every content language**: DejaVu Sans, cut down to the Latin scripts
+  (``rules/fonts``, ``scripts/subset_pdf_fonts.py``): the PDF core fonts have no "ł".
+- **Contents with page numbers** and PDF bookmarks (fpdf2's outline), a title page,
+  page numbers in the footer, errata as footnotes under their entry with their
+  corrected text (the page shows the word diff, which fpdf2 does not draw right).
+- The whole response is cached like every page (``rulesite.response_cache``); the
+  creation date is the booklet's last change, so the same content gives the same bytes.
+"""
+
+import logging
+import re
+from datetime import UTC, datetime
+from html.parser import HTMLParser
+from pathlib import Path
+
+from django.utils import formats
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from fpdf import FPDF
+from fpdf.enums import XPos, YPos
+
+from .rendering import absolute_links, for_ui_language
+
+# fontTools, which fpdf2 cuts the embedded fonts down with, logs every table it touches.
+logging.getLogger("fontTools").setLevel(logging.WARNING)
+
+FONTS = Path(__file__).resolve().parent / "fonts"
+FAMILY = "dejavu"
+STYLES = {"": "DejaVuSans", "B": "DejaVuSans-Bold", "I": "DejaVuSans-Oblique", "BI": "DejaVuSans-BoldOblique"}
+HEADING_SIZES = {1: 22, 2: 15, 3: 13, 4: 11.5, 5: 11, 6: 10.5}
+BODY_SIZE = 10.5
+_SPACED = re.compile(r"<(p|li)([ >])")
+MUTED = (90, 90, 90)
+
+
+class _Booklet(FPDF):
+    def footer(self):
+        if self.page_no() == 1:  # the title page
+            return
+        self.set_y(-14)
+        self.set_font(FAMILY, size=8.5)
+        self.set_text_color(*MUTED)
+        self.cell(0, 6, str(self.page_no()), align="C")
+        self.set_text_color(0, 0, 0)
+
+
+def _new_pdf() -> FPDF:
+    pdf = _Booklet(format="A4")
+    for style, name in STYLES.items():
+        pdf.add_font(FAMILY, style, str(FONTS / f"{name}.ttf"))
+    return pdf
+
+
+def _lays_out(fragment: str, size: float) -> bool:
+    """Whether fpdf2 lays out this HTML. A failure inside ``write_html`` leaves the
+    document's graphics state half open, so HTML with a table (the one construct known
+    to fail, nested) is first tried on a page of its own, thrown away."""
+    if "<table" not in fragment:
+        return True
+    trial = _new_pdf()
+    trial.add_page()
+    trial.set_font(FAMILY, size=size)
+    try:
+        trial.write_html(fragment)
+    except Exception:  # noqa: BLE001 - whatever fpdf2 fails on is written as text
+        return False
+    return True
+
+
+class _Text(HTMLParser):
+    """Plain text of HTML, a line per block: for a text fpdf2 cannot lay out."""
+
+    BLOCKS = {"p", "li", "br", "h2", "h3", "h4", "h5", "h6", "tr", "div", "pre", "blockquote"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data):
+        self.parts.append(data)
+
+    def text(self) -> str:
+        return "\n".join(" ".join(line.split()) for line in "".join(self.parts).splitlines() if line.strip())
+
+
+def _plain(html: str) -> str:
+    parser = _Text()
+    parser.feed(html)
+    parser.close()
+    return parser.text()
+
+
+def render_pdf(booklet, *, game_name: str, language: str, request) -> bytes:
+    """The booklet as PDF bytes; the labels in the active UI language."""
+    from django.utils import translation
+
+    ui_language = translation.get_language()
+    pdf = _new_pdf()
+    pdf.set_margins(18, 18, 18)
+    pdf.set_auto_page_break(True, margin=20)
+    pdf.set_title(f"{booklet.title} · {game_name}")
+    pdf.set_lang(language)
+    pdf.set_creator("rulesite")
+    pdf.set_creation_date(booklet.updated_at or datetime(2000, 1, 1, tzinfo=UTC))
+
+    def html(fragment: str, size: float = BODY_SIZE) -> None:
+        pdf.set_font(FAMILY, size=size)
+        fragment = absolute_links(str(for_ui_language(fragment, language, ui_language)), request)
+        fragment = _SPACED.sub(r'<\1 line-height="1.3"\2', fragment)  # fpdf2's own is 1.0
+        if _lays_out(fragment, size):
+            pdf.write_html(fragment, li_prefix_color=(60, 60, 60))
+        else:  # a text fpdf2 cannot lay out (a table in a table) is written as plain text
+            pdf.multi_cell(0, size * 0.5, _plain(fragment), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        pdf.set_font(FAMILY, size=BODY_SIZE)
+
+    def heading(text: str, level: int, outline_level: int, size: float | None = None) -> None:
+        size = size or HEADING_SIZES[min(level, 6)]
+        pdf.start_section(text, level=outline_level, strict=False)
+        pdf.ln(2)
+        pdf.set_font(FAMILY, "B", size)
+        pdf.multi_cell(0, size * 0.5, text, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        pdf.ln(1)
+        pdf.set_font(FAMILY, size=BODY_SIZE)
+
+    # -- the title page
+    pdf.add_page()
+    pdf.set_y(80)
+    pdf.set_font(FAMILY, size=14)
+    pdf.set_text_color(*MUTED)
+    pdf.multi_cell(0, 8, game_name, align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    pdf.set_text_color(0, 0, 0)
+    pdf.set_font(FAMILY, "B", 26)
+    pdf.multi_cell(0, 13, booklet.title, align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    pdf.ln(6)
+    pdf.set_font(FAMILY, size=11)
+    for source in booklet.sources:
+        line = source.title + (f", {source.version}" if source.version else "")
+        line += f" · {source.attribution}" if source.attribution else ""
+        pdf.multi_cell(0, 6, line, align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    pdf.ln(4)
+    pdf.set_font(FAMILY, size=10)
+    pdf.set_text_color(*MUTED)
+    facts = []
+    if booklet.updated_at:
+        facts.append(_("As of %(date)s") % {"date": formats.date_format(booklet.updated_at, "DATE_FORMAT")})
+    count = len(booklet.entries)
+    facts.append(ngettext("%(counter)s entry", "%(counter)s entries", count) % {"counter": count})
+    if booklet.footnote_count:
+        facts.append(
+            ngettext("%(counter)s erratum", "%(counter)s errata", booklet.footnote_count)
+            % {"counter": booklet.footnote_count}
+        )
+    pdf.multi_cell(0, 6, " · ".join(facts), align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    query = request.META.get("QUERY_STRING", "")
+    online = request.build_absolute_uri(request.path.removesuffix(".pdf") + "/" + (f"?{query}" if query else ""))
+    pdf.multi_cell(0, 6, f"{_('Read online:')} {online}", align="C", link=online, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    pdf.set_text_color(0, 0, 0)
+
+    # -- the contents, filled in with page numbers when the document is complete
+    def contents(pdf: FPDF, outline) -> None:
+        pdf.set_xy(pdf.l_margin, pdf.t_margin)
+        pdf.set_font(FAMILY, "B", HEADING_SIZES[2])
+        pdf.multi_cell(0, 9, _("Contents"), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        pdf.ln(2)
+        pdf.set_font(FAMILY, size=9.5)
+        _contents(pdf, outline)
+
+    pdf.add_page()
+    pdf.insert_toc_placeholder(contents, pages=1, allow_extra_pages=True)
+
+    # -- the entries
+    pdf.set_font(FAMILY, size=BODY_SIZE)
+    top_level = 1 if booklet.show_part_titles else 0
+    for part in booklet.parts:
+        if booklet.show_part_titles:
+            if booklet.kind == "rules" and pdf.get_y() > pdf.t_margin + 1:
+                pdf.add_page()
+            heading(part.title, 2, 0, size=17)
+        for entry in part.entries:
+            marks = "".join(_superscript(note.number) for note in entry.footnotes)
+            title = f"{entry.number}. {entry.title}" if entry.number else entry.title
+            heading(title + marks, entry.level, top_level + entry.depth)
+            if entry.aliases:
+                pdf.set_font(FAMILY, "I", 9.5)
+                pdf.set_text_color(*MUTED)
+                pdf.multi_cell(0, 5, f"{_('Also called:')} {', '.join(map(str, entry.aliases))}", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+                pdf.set_text_color(0, 0, 0)
+            if entry.body_html:
+                html(entry.body_html)
+            if entry.footnotes:
+                pdf.ln(1)
+                pdf.set_draw_color(180, 180, 180)
+                pdf.line(pdf.l_margin, pdf.get_y(), pdf.l_margin + 50, pdf.get_y())
+                pdf.ln(1.5)
+                pdf.set_font(FAMILY, "B", 8.5)
+                pdf.multi_cell(0, 5, _("Errata"), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+                for note in entry.footnotes:
+                    erratum = note.erratum
+                    # The corrected text: fpdf2 draws a word diff's strike-through past its end.
+                    html(
+                        f"<p><b>{note.number}. {_escape(erratum.title)}</b> ({_escape(erratum.get_kind_display())})</p>"
+                        f"{erratum.corrected_html}",
+                        size=9,
+                    )
+            pdf.ln(2)
+    return bytes(pdf.output())
+
+
+def _contents(pdf: FPDF, outline) -> None:
+    """Each outline entry with dot leaders and its page number, linked to its page.
+
+    (fpdf2's ``TableOfContents`` grows its leaders a dot at a time, measuring each: most
+    of the time of a 600-entry glossary.)"""
+    height = pdf.font_size * 1.35
+    dot = pdf.get_string_width(".")
+    for item in outline:
+        if item.page_number <= pdf.toc_placeholder.start_page:
+            continue
+        link = pdf.add_link(page=item.page_number)
+        label = pdf.pages[item.page_number].get_label()
+        indent = item.level * 6
+        label_width = pdf.get_string_width(label) + 1
+        room = pdf.epw - indent - label_width - 2
+        pdf.set_x(pdf.l_margin + indent)
+        width = pdf.get_string_width(item.name)
+        if width <= room:
+            pdf.cell(width, height, item.name, link=link)
+            pdf.cell(room - width + 2, height, "." * max(int((room - width - 1) / dot), 0), align="R", link=link)
+        else:  # a long title wraps; its page number on its last line
+            pdf.multi_cell(room, height, item.name, new_x=XPos.RIGHT, new_y=YPos.LAST, link=link)
+            pdf.set_x(pdf.l_margin + pdf.epw - label_width)
+        pdf.cell(label_width, height, label, align="R", link=link, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+
+
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _superscript(number: int) -> str:
+    return str(number).translate(_SUPERSCRIPT)
+
+
+def _escape(text: str) -> str:
+    from html import escape
+
+    return escape(str(text))

@@ -1,0 +1,80 @@
+"""The rulebook pages keep a fixed number of queries as a game grows: an entry page with
+previous/next and ancestors is still the entry row alone; the contents and the booklets
+read the game's entries in one query whatever their number."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from rules.models import Entry, Source
+from tests.factories import make_entry, make_erratum, make_game, make_source
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _uncached(settings):
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+
+
+def build(n: int):
+    """n chapters of n rules each, a glossary of n entries, an erratum per chapter, and a
+    rule whose page shows three ancestors."""
+    game = make_game()
+    source = make_source(game=game, title="Rulebook", kind=Source.Kind.RULEBOOK)
+    deepest = None
+    for chapter in range(1, n + 1):
+        top = make_entry(game=game, kind=Entry.Kind.SECTION, title=f"Chapter {chapter}", number=str(chapter), order=chapter * 100, source=source)
+        for rule in range(1, n + 1):
+            sub = make_entry(
+                game=game, kind=Entry.Kind.SECTION, title=f"Rule {chapter}.{rule}", number=f"{chapter}.{rule}",
+                order=chapter * 100 + rule, parent=top, source=source, body=f"**{chapter}.{rule}a** A rule.",
+            )  # fmt: skip
+        deep = make_entry(game=game, kind=Entry.Kind.SECTION, title=f"Deep {chapter}", number=f"{chapter}.{rule}a", parent=sub, order=chapter * 100 + 99, source=source)
+        deepest = deepest or deep  # the first chapter's: it has a next section
+        make_erratum(game=game, title=f"Erratum {chapter}", affects=[top, sub])
+        make_entry(game=game, title=f"Term {chapter}", body="A term.")
+    return game, deepest
+
+
+PAGES = {
+    "entry": lambda game, deep: deep.url_in("en"),
+    "contents": lambda game, deep: f"/en/games/{game.slug}/rules/?at={deep.slug}",
+    "glossary booklet": lambda game, deep: f"/en/games/{game.slug}/print/glossary/",
+    "rules booklet": lambda game, deep: f"/en/games/{game.slug}/print/rules/",
+    "rules booklet as PDF": lambda game, deep: f"/en/games/{game.slug}/print/rules.pdf",
+}
+
+
+def count(client, url: str) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200
+    return len(queries)
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_queries_do_not_grow_with_the_game(client, page, django_assert_num_queries):
+    small, small_deep = build(2)
+    big, big_deep = build(6)  # 3 times the chapters, 9 times the rules
+    expected = count(client, PAGES[page](small, small_deep))
+    with django_assert_num_queries(expected):
+        response = client.get(PAGES[page](big, big_deep))
+    assert response.status_code == 200
+
+
+def test_an_entry_page_with_its_place_in_the_rulebook_is_still_the_entry_row(client, django_assert_num_queries):
+    game, deep = build(3)
+    with django_assert_num_queries(2):  # the content version, the entry
+        html = client.get(deep.url_in("en")).content.decode()
+    assert 'rel="prev"' in html and 'rel="next"' in html
+    assert ">Chapter 1</a></li>" in html and ">Rule 1.3</a></li>" in html  # breadcrumbs
+
+
+@pytest.mark.parametrize("page", ["contents", "glossary booklet", "rules booklet", "rules booklet as PDF"])
+def test_the_pages_queries(client, page, django_assert_num_queries):
+    """The content version, the game, its content languages (three counts), then one
+    query of entries: the contents and the booklets read no more."""
+    game, deep = build(2)
+    with django_assert_num_queries(6):
+        client.get(PAGES[page](game, deep))

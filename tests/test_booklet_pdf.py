@@ -1,0 +1,108 @@
+"""The booklet as a PDF: made in Python (fpdf2), no browser, no network; its text is there."""
+
+import io
+import socket
+
+import pytest
+from django.test import RequestFactory
+from pypdf import PdfReader
+
+from rules import booklet as booklets
+from rules.booklet_pdf import render_pdf
+from rules.models import Entry, Source
+from tests.factories import make_entry, make_erratum, make_game, make_source
+
+pytestmark = pytest.mark.django_db
+
+SECTION = Entry.Kind.SECTION
+
+
+def pdf_text(data: bytes) -> tuple[PdfReader, list[str]]:
+    reader = PdfReader(io.BytesIO(data))
+    return reader, [" ".join(page.extract_text().split()) for page in reader.pages]
+
+
+@pytest.fixture
+def game():
+    game = make_game(slug="gra", name="Gra", localized_names={"pl": "Gra planszowa"})
+    source = make_source(game=game, language="pl", title="Instrukcja", kind=Source.Kind.RULEBOOK, version="1.2")
+    turn = make_entry(game=game, language="pl", title="Tura gracza", number="2", kind=SECTION, order=1, source=source, body="Gracz wykonuje **dwie akcje**.")
+    make_entry(game=game, language="pl", title="Przygotowanie", number="1", kind=SECTION, order=0, source=source, body="Połóż planszę na środku stołu.")
+    attack = make_entry(
+        game=game, language="pl", title="Atak", number="2.1", kind=SECTION, order=2, parent=turn, source=source,
+        body="**2.1a** Rzuć kośćmi.\n\n- pierwsza\n- druga\n\n| Kość | Wynik |\n|---|---|\n| 6 | trafienie |",
+    )  # fmt: skip
+    make_erratum(game=game, language="pl", title="Poprawka ataku", original_text="Rzuć kośćmi.", corrected_text="Rzuć dwiema kośćmi.", affects=[attack])
+    return game
+
+
+def test_the_pdf_holds_title_page_contents_entries_and_footnotes(client, game):
+    response = client.get("/pl/games/gra/print/rules.pdf")
+    assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
+    assert 'filename="gra-rules-pl.pdf"' in response["Content-Disposition"]
+    reader, pages = pdf_text(response.content)
+    assert "Gra planszowa" in pages[0] and "Instrukcja" in pages[0] and "1.2" in pages[0]
+    assert "3 wpisy" in pages[0] and "1 erratum" in pages[0]
+    assert pages[1].startswith("2 Spis treści")  # the page number, then the heading
+    for title in ["1. Przygotowanie", "2. Tura gracza", "2.1. Atak"]:
+        assert title in pages[1]
+    body = " ".join(pages[2:])
+    # in document order, Polish letters intact
+    order = [body.index(text) for text in ["Połóż planszę na środku stołu.", "Gracz wykonuje dwie akcje.", "2.1a Rzuć kośćmi."]]
+    assert order == sorted(order)
+    assert "pierwsza" in body and "trafienie" in body
+    assert "Poprawka ataku" in body and "Rzuć dwiema kośćmi." in body
+    assert [item.title for item in reader.outline if not isinstance(item, list)] == ["1. Przygotowanie", "2. Tura gracza"]
+    assert reader.metadata.title == "Instrukcja · Gra planszowa"
+
+
+def test_the_glossary_pdf(client, game):
+    for title in ["Łucznik", "Lasso", "Zasięg"]:
+        make_entry(game=game, language="pl", title=title, body=f"O haśle {title}.")
+    _reader, pages = pdf_text(client.get("/pl/games/gra/print/glossary.pdf").content)
+    body = " ".join(pages[2:])
+    assert body.index("O haśle Lasso.") < body.index("O haśle Łucznik.") < body.index("O haśle Zasięg.")
+
+
+def test_made_without_the_network(game, monkeypatch):
+    booklet = booklets.build(game, "pl", booklets.RULES)
+    request = RequestFactory().get("/pl/games/gra/print/rules.pdf")
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("the PDF tried to reach the network")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    monkeypatch.setattr(socket, "getaddrinfo", no_network)
+    _reader, pages = pdf_text(render_pdf(booklet, game_name="Gra", language="pl", request=request))
+    assert "Połóż planszę na środku stołu." in " ".join(pages)
+
+
+def test_a_text_the_pdf_cannot_lay_out_is_written_as_text(client, game):
+    make_entry(game=game, language="pl", title="Zagnieżdżona tabela", kind=SECTION, order=5,
+               body="<table><tr><td><table><tr><td>wewnątrz</td></tr></table></td></tr></table>")  # fmt: skip
+    make_entry(game=game, language="pl", title="Koniec gry", kind=SECTION, order=6, body="Gra kończy się po dziesięciu rundach.")
+    response = client.get("/pl/games/gra/print/rules.pdf")
+    assert response.status_code == 200
+    body = " ".join(pdf_text(response.content)[1])
+    assert "wewnątrz" in body and "Gra kończy się po dziesięciu rundach." in body
+
+
+def test_the_same_content_gives_the_same_bytes(client, game):
+    first = client.get("/pl/games/gra/print/rules.pdf").content
+    make_entry(game=make_game(), title="Another game's entry")  # a write elsewhere
+    assert client.get("/pl/games/gra/print/rules.pdf").content == first
+
+
+@pytest.mark.parametrize("path", ["/pl/games/gra/print/faq.pdf", "/pl/games/gra/print/rules.pdf?source=9999", "/pl/games/nope/print/rules.pdf"])
+def test_no_pdf_of_what_is_not_there(client, game, path):
+    assert client.get(path).status_code == 404
+
+
+def test_nothing_to_print_is_404(client, game):
+    assert client.get("/pl/games/gra/print/glossary.pdf").status_code == 404
+
+
+def test_the_booklet_page_links_its_pdf(client, game):
+    html = client.get("/pl/games/gra/print/rules/").content.decode()
+    assert 'href="/pl/games/gra/print/rules.pdf" type="application/pdf">Pobierz jako PDF</a>' in html
