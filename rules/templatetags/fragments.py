@@ -12,6 +12,7 @@ with DEBUG templates are loaded again for each request, so nothing is kept).
 """
 
 from django import template
+from django.template.loader_tags import BlockNode
 from django.utils import translation
 
 register = template.Library()
@@ -37,4 +38,7 @@ class PerLanguageNode(template.Node):
 def per_language(parser, token):
     nodelist = parser.parse(("end_per_language",))
     parser.delete_first_token()
+    # A block inside would keep the first page's version of it for every page.
+    if nodelist.get_nodes_by_type(BlockNode):
+        raise template.TemplateSyntaxError("{% per_language %} may not hold a {% block %}: pages fill blocks")
     return PerLanguageNode(nodelist)

@@ -20,3 +20,10 @@ def test_each_language_gets_its_own_chrome_and_each_page_its_own_form(client):
         search = client.get(f"/{language}/search/?q=zzqx").content.decode()
         assert PLACEHOLDERS[language] in search and 'value="zzqx"' in search
         assert "data-game=" not in search
+
+
+def test_a_block_inside_the_per_language_chrome_is_refused():
+    from django.template import Template, TemplateSyntaxError
+
+    with pytest.raises(TemplateSyntaxError):
+        Template("{% load fragments %}{% per_language %}{% block styles %}{% endblock %}{% end_per_language %}")
