@@ -12,9 +12,11 @@ Decisions:
   (``body_html``, rendered when written) and the errata stored with them
   (``Entry.relations["errata"]``, ``rules.relations``), and their sources' details by a
   join. Nothing is rendered or resolved when a booklet is read.
-- **Errata as footnotes**: the entry's text as printed, then each published erratum
-  about it (its change as a word diff where the original is known, else the corrected
-  text), numbered through the booklet, with a marker at the entry's title.
+- **Errata applied, as footnotes**: the entry's text as corrected where its errata
+  apply (``Entry.corrections``, ``rules.corrections``: each changed passage marked and
+  linked to its footnote), else as printed; then each published erratum about it (its
+  change as a word diff where the original is known, else the corrected text), numbered
+  through the booklet, with a marker at the entry's title.
 - **Anchors**: an entry with a rule number is at ``#<number>`` ("#601.2a", as on its own
   page); any other at ``#entry-<slug>``. An id a body repeats (the same rule number in
   two texts) is dropped after its first use, so every id on the page is unique.
@@ -29,6 +31,7 @@ from datetime import datetime
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
+from .corrections import anchor as erratum_anchor
 from .querysets import Status
 from .relations import ErratumOnPage
 from .rulebook import ROW_FIELDS, SECTION, Placed, Row, glossary, rulebooks
@@ -120,15 +123,17 @@ def build(game, language: str, kind: str, source_id: int | None = None) -> Bookl
         elif source_id is not None:
             entries = entries.filter(source_id=source_id)
     rows = entries.order_by().values_list(
-        *ROW_FIELDS, "aliases", "page", "is_fragment", "body_html", "relations__errata", "updated_at",
+        *ROW_FIELDS, "aliases", "page", "is_fragment", "body_html", "relations__errata", "corrections__corrected_html",
+        "updated_at",
         "source__title", "source__version", "source__attribution", "source__official", "source__url",
     )  # fmt: skip
     width = len(ROW_FIELDS)
     by_pk, sources, updated = {}, {}, None
     for values in rows:
         row = Row(*values[:width])
-        aliases, page, is_fragment, body_html, errata, updated_at, *source = values[width:]
-        by_pk[row.pk] = (row, aliases or [], page, is_fragment, body_html or "", errata or [])
+        aliases, page, is_fragment, body_html, errata, corrected_html, updated_at, *source = values[width:]
+        # The text as corrected where errata apply to it (rules.corrections), else as printed.
+        by_pk[row.pk] = (row, aliases or [], page, is_fragment, corrected_html or body_html or "", errata or [])
         updated = max(updated, updated_at) if updated else updated_at
         if row.source_id is not None:
             sources[row.source_id] = SourceInfo(*(value or "" for value in source[:3]), bool(source[3]), source[4] or "")
@@ -167,6 +172,8 @@ def build(game, language: str, kind: str, source_id: int | None = None) -> Bookl
             for erratum in errata:
                 footnote += 1
                 notes.append(Footnote(footnote, ErratumOnPage(**erratum)))
+                # A corrected passage's mark points at this entry's footnote for it.
+                body_html = body_html.replace(f'"#{erratum_anchor(erratum["id"])}"', f'"#fn-{footnote}"')
             part.entries.append(
                 BookletEntry(
                     row=row,

@@ -53,11 +53,12 @@ from django.db.models import F, Q
 from django.utils.functional import cached_property
 from django.utils.safestring import SafeString, mark_safe
 
+from .anchors import add_rule_ids
 from .bulk import update_rows
 from .querysets import Status
 from .references import WIKI_LINK
 
-VERSION = "1"  # raise when the stored output changes; ``manage.py render_html`` redoes all
+VERSION = "2"  # 2: numbered rules keep their ids; raise when the stored output changes; ``manage.py render_html`` redoes all
 START, END = "\ufdd0", "\ufdd1"
 SENTINELS = re.compile(f"[{START}{END}]")
 
@@ -345,6 +346,9 @@ def correct(body: str, errata: list[ErratumText], render) -> dict:
         ):
             marks = [Mark(tag, [numbered[index] for index in run]) for run in runs]
             views[name] = mark_html(str(render(markdown)), marks)
+        # Numbered rules keep their ids (#601.2a, rules.anchors) in the view read by
+        # default; the printed one, on the same page, must not repeat them.
+        views["corrected_html"] = add_rule_ids(views["corrected_html"])
     except MarkingFailed:
         return {"errata": listed, "corrected_html": "", "printed_html": "", "failed": True}
     return {"errata": listed, **views, "failed": False}

@@ -114,6 +114,14 @@ class TestRulebookBooklet:
         assert "Draft erratum" not in html
         assert "1 erratum" in html  # on the title page
 
+    def test_the_text_is_printed_as_corrected_and_marked(self, client, rules_game):
+        html = get(client, "/en/games/rules-game/print/rules/")
+        casting = html[html.index('id="2.1"') : html.index('class="booklet-footnotes"', html.index('id="2.1"'))]
+        assert "Pay the full cost." in re.sub(r"<[^>]+>", "", casting).replace("1 Cost clarified", "")
+        assert 'class="erratum-change"' in casting  # the corrected passage is marked
+        assert 'href="#fn-1"' in casting.split("</h", 1)[1]  # and linked to its footnote
+        assert "#erratum-" not in casting  # no link to the entry page's erratum boxes
+
     def test_one_rulebook_of_several(self, client, rules_game):
         other = make_source(game=rules_game, title="Quick Start", kind=Source.Kind.RULEBOOK)
         make_entry(game=rules_game, title="Welcome", kind=SECTION, source=other)

@@ -292,3 +292,14 @@ def test_the_admin_preview_shows_the_text_being_edited(admin_client, attack):
     response = admin_client.get(f"/admin/rules/entry/{attack.pk}/view/")
     assert response.status_code == HTTPStatus.OK
     assert "body-corrected" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_numbered_rules_keep_their_ids_when_read_as_corrected(client):
+    game = make_game()
+    entry = make_entry(game=game, title="Casting", body="601.2a Pay the cost.\n\n601.2b Resolve it.")
+    make_erratum(game=game, original_text="Pay the cost.", corrected_text="Pay the full cost.", affects=[entry])
+    html = client.get(entry.url_in("en")).content.decode()
+    corrected = html[html.index("Pay the full cost.") - 400 : html.index("Pay the full cost.")]
+    assert 'id="601.2a"' in corrected
+    assert html.count('id="601.2b"') == 1  # the printed view, on the same page, has none
