@@ -106,7 +106,7 @@ def clean_text(seed: int = 7) -> str:
         # repeated block of lines as duplicated extraction.
         while True:
             chosen = rng.sample(LIST_ITEMS, count)
-            pairs = set(zip(chosen, chosen[1:]))
+            pairs = set(zip(chosen, chosen[1:], strict=False))
             if not pairs & seen:
                 seen.update(pairs)
                 return chosen

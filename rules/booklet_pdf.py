@@ -74,7 +74,7 @@ def _lays_out(fragment: str, size: float) -> bool:
     trial.set_font(FAMILY, size=size)
     try:
         trial.write_html(fragment)
-    except Exception:  # noqa: BLE001 - whatever fpdf2 fails on is written as text
+    except Exception:  # whatever fpdf2 fails on is written as text
         return False
     return True
 

@@ -14,8 +14,8 @@ once per saved entry.
 
 import re
 from contextlib import contextmanager
-from dataclasses import dataclass
 from contextvars import ContextVar
+from dataclasses import dataclass
 
 from . import relations
 from .bulk import insert_rows

@@ -36,7 +36,6 @@ from rules.querysets import Status
 from rules.rendering import absolute_links
 
 
-
 def page_path(obj) -> str:
     """The path of an item's public page, with the UI in the item's own language."""
     if isinstance(obj, Entry):

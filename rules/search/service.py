@@ -29,7 +29,7 @@ from ..anchors import rule_at
 from ..languages import CONTENT_LANGUAGE_CODES
 from . import backends, fuzzy
 from .models import SearchDocument, SearchName
-from .normalize import fold, name_key, query_words, term, words
+from .normalize import fold, name_key, query_words, term
 
 MAX_QUERY_LENGTH = 200
 TYPES = ("entry", "erratum", "question")
@@ -78,7 +78,7 @@ def search(
     *,
     game: str | None = None,
     language: str | None = None,
-    type: str | None = None,  # noqa: A002 - the API's parameter name
+    type: str | None = None,  # the API's parameter name
     limit: int = 100,
 ) -> SearchResults:
     query = _checked(query)

@@ -44,7 +44,7 @@ def game():
     game = make_game(slug="little-war", name="Little War", localized_names={"de": "Kleiner Krieg"})
     source = make_source(game=game, title="Little War Rulebook", kind=Source.Kind.RULEBOOK, version="2nd printing")
     written = {}
-    for order, (title, number, parent) in reversed(list(enumerate(RULEBOOK))):  # written backwards
+    for order, (title, number, _parent) in reversed(list(enumerate(RULEBOOK))):  # written backwards
         written[title] = make_entry(
             game=game, kind=SECTION, title=title, number=number, order=order, source=source,
             body=f"The rules of {title.lower()}. " * 6,

@@ -18,7 +18,6 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import OperationalError
 
 from rules.database import is_database_busy
-
 from rules.importing import ImportOptions, ImportRulesError, import_document
 from rules.importing.pipeline import SourceInfo
 from rules.languages import CONTENT_LANGUAGE_CODES
