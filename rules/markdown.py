@@ -103,7 +103,8 @@ class _EscapeOtherBlockMarkup(Preprocessor):
 
 class _RawHtmlAsTextExtension(markdown.Extension):
     def extendMarkdown(self, md):
-        md.preprocessors.register(_EscapeOtherBlockMarkup(md), "escape_other_block_markup", 25)  # before html_block (20)
+        # Before html_block (20).
+        md.preprocessors.register(_EscapeOtherBlockMarkup(md), "escape_other_block_markup", 25)
         md.postprocessors.register(_EscapeOtherMarkup(md), "raw_html", 30)  # replaces the default
 
 
