@@ -16,7 +16,9 @@ import re
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "importing" / "documents" / "quality"
-PLACES = ["The Red Tower", "The Old Harbour", "The Broken Bridge", "The Sunken Abbey", "The Grey Marsh", "The Iron Gate"]
+PLACES = [
+    "The Red Tower", "The Old Harbour", "The Broken Bridge", "The Sunken Abbey", "The Grey Marsh", "The Iron Gate",
+]
 
 SENTENCES = [
     "The first player takes the first turn and places a marker on {place}.",
