@@ -192,8 +192,8 @@ def test_the_booklet_on_screen_and_on_paper(live_server, game, sized, save_scree
     (tmp_path / f"booklet-{size}.txt").write_text("\n\n".join(pages))
     assert pages[0].startswith("Little War Little War Rulebook")  # the title page, no navigation
     assert "Contents" in pages[1] and "Little War Rulebook" not in pages[1]
-    chrome = ["Skip to content", "Search the rules", "Download as PDF", "Breadcrumbs"]
-    assert not any(text in " ".join(pages) for text in chrome)
+    navigation = ["Skip to content", "Search the rules", "Download as PDF", "Breadcrumbs"]
+    assert not any(text in " ".join(pages) for text in navigation)
     body = " ".join(pages[2:])
     positions = [body.index(f"{number}. {title}") for title, number, _parent in RULEBOOK]
     assert positions == sorted(positions)
