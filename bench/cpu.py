@@ -13,8 +13,6 @@ Use a database ``bench/serve.py --keep`` built (it prints the directory it kept)
 default caching is off (``dummy://``), which is what the cache-off targets measure.
 """
 
-# ruff: noqa: T201 - a benchmark script: printing its figures is its job
-
 import argparse
 import cProfile
 import io

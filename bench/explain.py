@@ -12,8 +12,6 @@ sequential scan when that is cheaper; the figures in README ("Speed and caching"
 from this script.
 """
 
-# ruff: noqa: T201 - a benchmark script: printing its figures is its job
-
 import argparse
 import os
 import sys

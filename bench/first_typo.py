@@ -155,7 +155,10 @@ def one(count: int, runs: int, database_url: str | None) -> None:
     import_document(glossary(count).encode(), options)
     documents = SearchDocument.objects.count()
     elapsed = time.perf_counter() - started
-    print(f"\n{count:,} glossary entries + the demo content ({documents:,} search documents): filled in {elapsed:.1f} s")
+    print(
+        f"\n{count:,} glossary entries + the demo content ({documents:,} search documents): "
+        f"filled in {elapsed:.1f} s"
+    )
     words, body_words = typos(count, runs * 3), typos(count, runs, body=True)
     if len(words) < runs * 3 or len(body_words) < runs:
         raise SystemExit(f"only {len(words)} + {len(body_words)} correctable typos found")

@@ -46,7 +46,13 @@ def hard_wrap(paragraph: str, rng: random.Random) -> list[str]:
     out = []
     for index, line in enumerate(lines):
         last_word = line.rsplit(" ", 1)[-1]
-        if index + 1 < len(lines) and rng.random() < 0.15 and last_word.isalpha() and len(last_word) >= 8 and " " in line:
+        if (
+            index + 1 < len(lines)
+            and rng.random() < 0.15
+            and last_word.isalpha()
+            and len(last_word) >= 8
+            and " " in line
+        ):
             cut = len(last_word) // 2
             out.append(line[: len(line) - len(last_word) + cut] + "-")
             lines[index + 1] = last_word[cut:] + " " + lines[index + 1]

@@ -16,7 +16,9 @@ import re
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "importing" / "documents" / "quality"
-PLACES = ["The Red Tower", "The Old Harbour", "The Broken Bridge", "The Sunken Abbey", "The Grey Marsh", "The Iron Gate"]
+PLACES = [
+    "The Red Tower", "The Old Harbour", "The Broken Bridge", "The Sunken Abbey", "The Grey Marsh", "The Iron Gate",
+]
 
 SENTENCES = [
     "The first player takes the first turn and places a marker on {place}.",
@@ -106,7 +108,7 @@ def clean_text(seed: int = 7) -> str:
         # repeated block of lines as duplicated extraction.
         while True:
             chosen = rng.sample(LIST_ITEMS, count)
-            pairs = set(zip(chosen, chosen[1:]))
+            pairs = set(zip(chosen, chosen[1:], strict=False))
             if not pairs & seen:
                 seen.update(pairs)
                 return chosen

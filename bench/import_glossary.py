@@ -32,6 +32,7 @@ def main() -> None:
 
     setup_django(args.database_url)
     from generate_glossary import glossary
+
     from rules.importing import ImportOptions, import_document
     from rules.importing.pipeline import SourceInfo
 

@@ -20,7 +20,6 @@ N×) must have been made N times (``report_mismatches``).
 
 import argparse
 import difflib
-import json
 import re
 import sys
 from collections import Counter
@@ -59,7 +58,7 @@ def compare(clean: list[str], damaged: list[str], output: list[str]) -> dict:
         else:
             for offset in range(i2 - i1):
                 aligned[i1 + offset] = None  # lost or split: counts against the import
-    for index, (want, was) in enumerate(zip(clean, damaged)):
+    for index, (want, was) in enumerate(zip(clean, damaged, strict=True)):
         got = aligned.get(index)
         if want != was:
             result["damaged"] += 1

@@ -21,8 +21,6 @@ not the admin's redirect, and lost writes. Exit status 1 if any read or write fa
 any write is missing.
 """
 
-# ruff: noqa: T201 - a benchmark script: printing its figures is its job
-
 import argparse
 import http.client
 import os

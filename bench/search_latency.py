@@ -105,7 +105,8 @@ def fill(count: int, rng: random.Random) -> tuple[Content, dict[str, int]]:
     # Each game has content in two or three of the languages.
     pairs = []
     for index, game in enumerate(games):
-        languages = [LANGUAGES[index % 4], LANGUAGES[(index + 1) % 4]] + ([LANGUAGES[(index + 2) % 4]] if index % 3 == 0 else [])
+        third = [LANGUAGES[(index + 2) % 4]] if index % 3 == 0 else []
+        languages = [LANGUAGES[index % 4], LANGUAGES[(index + 1) % 4], *third]
         pairs.extend((game, language) for language in languages)
 
     slugs: dict[tuple[str, int, str], set[str]] = defaultdict(set)
@@ -256,7 +257,9 @@ def queries(content: Content, count: int, rng: random.Random) -> list[tuple[str,
         return kind, q, item
 
     def suggest_query() -> tuple[str, str, tuple]:
-        kind = rng.choice(("title prefix", "title prefix", "second word prefix", "prefix, no diacritics", "misspelt prefix"))
+        kind = rng.choice(
+            ("title prefix", "title prefix", "second word prefix", "prefix, no diacritics", "misspelt prefix")
+        )
         item = pick()
         title = item[3]
         if kind == "second word prefix" and " " in title:
@@ -317,8 +320,12 @@ def first_misspelt(content: Content, rng: random.Random) -> None:
 
     for field in ("names", "body"):
         sizes = {language: SearchWord.objects.filter(field=field, language=language).count() for language in LANGUAGES}
-        print(f"typo vocabulary, {field}: " + ", ".join(f"{language} {count:,}" for language, count in sizes.items()) + " words")
-    print(f"\nfirst misspelt search in a fresh process (URLconf loaded first, as by a request); target < {FIRST_TYPO_TARGET_MS} ms:")
+        counts = ", ".join(f"{language} {count:,}" for language, count in sizes.items())
+        print(f"typo vocabulary, {field}: {counts} words")
+    print(
+        "\nfirst misspelt search in a fresh process (URLconf loaded first, as by a request); "
+        f"target < {FIRST_TYPO_TARGET_MS} ms:"
+    )
     worst = 0.0
     for language in (*LANGUAGES, None):
         title = rng.choice(content.items[language or rng.choice(LANGUAGES)])[2]
@@ -326,7 +333,8 @@ def first_misspelt(content: Content, rng: random.Random) -> None:
         found = child([(typo, language)])["searches"][0]
         worst = max(worst, found["ms"])
         print(
-            f"  search   {language or 'any':<4} {found['ms']:7.1f} ms  (of which the correction {found['correct_ms']:.1f} ms)"
+            f"  search   {language or 'any':<4} {found['ms']:7.1f} ms"
+            f"  (of which the correction {found['correct_ms']:.1f} ms)"
             f"  {typo!r} → {found['suggestion']!r}, {found['hits']} hits"
         )
     print(f"  slowest {worst:.1f} ms: " + ("met" if worst < FIRST_TYPO_TARGET_MS else "MISSED"))

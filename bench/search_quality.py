@@ -62,7 +62,10 @@ def main() -> None:
             by_language[case.language].append((rank, elapsed_ms))
             overall.append((rank, elapsed_ms))
             titles = [hit.title + (f" [{hit.number}]" if hit.number else "") for hit in hits[:TOP]]
-            line = f"  {case.language} {case.query!r} → {case.expectation}: rank {rank or '-'}; first: {titles or 'nothing'}"
+            line = (
+                f"  {case.language} {case.query!r} → {case.expectation}: "
+                f"rank {rank or '-'}; first: {titles or 'nothing'}"
+            )
             listing.append(line)
             if rank is None or rank > TOP:
                 misses.append(line + (f" (did you mean {results.suggestion!r})" if results.suggestion else ""))

@@ -54,8 +54,6 @@ two workers and the database share its cores (each run prints the load average b
 and after it, so a busy machine shows).
 """
 
-# ruff: noqa: T201 - a benchmark script: printing its figures is its job
-
 import argparse
 import contextlib
 import functools

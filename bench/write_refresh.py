@@ -19,8 +19,6 @@ refresh``, which runs after every entry, erratum and link write):
 ``--without`` builds and saves with the two turned off, for a baseline of the last line.
 """
 
-# ruff: noqa: T201 - a benchmark script: printing its figures is its job
-
 import argparse
 import statistics
 import sys

@@ -136,7 +136,9 @@ def build(game, language: str, kind: str, source_id: int | None = None) -> Bookl
         by_pk[row.pk] = (row, aliases or [], page, is_fragment, corrected_html or body_html or "", errata or [])
         updated = max(updated, updated_at) if updated else updated_at
         if row.source_id is not None:
-            sources[row.source_id] = SourceInfo(*(value or "" for value in source[:3]), bool(source[3]), source[4] or "")
+            sources[row.source_id] = SourceInfo(
+                *(value or "" for value in source[:3]), bool(source[3]), source[4] or ""
+            )
     rows_only = [item[0] for item in by_pk.values()]
 
     if kind == GLOSSARY:
@@ -147,7 +149,11 @@ def build(game, language: str, kind: str, source_id: int | None = None) -> Bookl
     else:
         books = rulebooks(rows_only)
         parts = [
-            Part(sources[book.source_id].title if book.source_id in sources else _("Rule sections"), f"rulebook-{index}", items=book.items)
+            Part(
+                sources[book.source_id].title if book.source_id in sources else _("Rule sections"),
+                f"rulebook-{index}",
+                items=book.items,
+            )
             for index, book in enumerate(books, 1)
         ]
         placed = [book.items for book in books]

@@ -74,7 +74,7 @@ def _lays_out(fragment: str, size: float) -> bool:
     trial.set_font(FAMILY, size=size)
     try:
         trial.write_html(fragment)
-    except Exception:  # noqa: BLE001 - whatever fpdf2 fails on is written as text
+    except Exception:  # whatever fpdf2 fails on is written as text
         return False
     return True
 
@@ -199,7 +199,8 @@ def render_pdf(booklet, *, game_name: str, language: str, request) -> bytes:
             if entry.aliases:
                 pdf.set_font(FAMILY, "I", 9.5)
                 pdf.set_text_color(*MUTED)
-                pdf.multi_cell(0, 5, f"{_('Also called:')} {', '.join(map(str, entry.aliases))}", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+                also_called = f"{_('Also called:')} {', '.join(map(str, entry.aliases))}"
+                pdf.multi_cell(0, 5, also_called, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
                 pdf.set_text_color(0, 0, 0)
             if entry.body_html:
                 html(entry.body_html)

@@ -19,7 +19,9 @@ PLAIN_FIELDS = (
 )  # fmt: skip
 
 
-def insert_rows(model: type[models.Model], fields: Sequence[str], rows: Iterable[Sequence], batch_size: int = 2000) -> int:
+def insert_rows(
+    model: type[models.Model], fields: Sequence[str], rows: Iterable[Sequence], batch_size: int = 2000
+) -> int:
     """``INSERT INTO model (fields) VALUES …`` for each row; foreign keys by ``*_id``."""
     opts = model._meta
     columns = []
@@ -45,7 +47,9 @@ def insert_rows(model: type[models.Model], fields: Sequence[str], rows: Iterable
     return count
 
 
-def update_rows(model: type[models.Model], fields: Sequence[str], rows: Iterable[Sequence], batch_size: int = 2000) -> int:
+def update_rows(
+    model: type[models.Model], fields: Sequence[str], rows: Iterable[Sequence], batch_size: int = 2000
+) -> int:
     """``UPDATE model SET field = … WHERE id = …`` for each ``(pk, value, …)`` row.
 
     One parameterised statement through ``executemany``, each value prepared by its

@@ -1,5 +1,4 @@
 from django.conf import settings
-
 from django.utils.functional import SimpleLazyObject
 
 from .languages import native_name

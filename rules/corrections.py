@@ -365,9 +365,9 @@ def _errata_by_entry(game_id: int):
     # their primary key: a condition on the entries' columns here (their game, their
     # language) leads SQLite to look up every entry of the game for each erratum, ten
     # times slower, so those are checked below.
-    through = Erratum.affects.through.objects.filter(erratum__game_id=game_id, erratum__status=Status.PUBLISHED).exclude(
-        erratum__original_text=""
-    )
+    through = Erratum.affects.through.objects.filter(
+        erratum__game_id=game_id, erratum__status=Status.PUBLISHED
+    ).exclude(erratum__original_text="")
     rows = through.order_by(
         F("erratum__published_on").asc(nulls_first=True), "erratum__order", "erratum__title", "erratum_id"
     ).values_list(
@@ -420,7 +420,10 @@ def compute(game_id: int, only_changed: bool = False) -> dict[int, tuple[dict, s
         if any("[[" in text for text in texts) and language not in targets:
             targets[language] = link_targets(game_id, language)
         links = targets.get(language, {})
-        found[pk] = (correct(body, [erratum for erratum, _ in mine], lambda text, links=links: render_text(text, links)), digest)
+        found[pk] = (
+            correct(body, [erratum for erratum, _ in mine], lambda text, links=links: render_text(text, links)),
+            digest,
+        )
     return found
 
 
@@ -430,7 +433,9 @@ def refresh(game_id: int) -> int:
 
     changed = compute(game_id, only_changed=True)
     return update_rows(
-        Entry, ["corrections", "corrections_fingerprint"], ((pk, data, digest) for pk, (data, digest) in changed.items())
+        Entry,
+        ["corrections", "corrections_fingerprint"],
+        ((pk, data, digest) for pk, (data, digest) in changed.items()),
     )
 
 

@@ -22,10 +22,10 @@ from xml.etree import ElementTree
 
 import markdown
 import nh3
+from django.utils.safestring import SafeString, mark_safe
 from markdown.inlinepatterns import InlineProcessor
 from markdown.postprocessors import RawHtmlPostprocessor
 from markdown.preprocessors import Preprocessor
-from django.utils.safestring import SafeString, mark_safe
 
 from .references import WIKI_LINK
 
@@ -61,7 +61,7 @@ class _WikiLinkProcessor(InlineProcessor):
         super().__init__(pattern)
         self.resolve = resolve
 
-    def handleMatch(self, m, data):  # noqa: N802 - Python-Markdown's API
+    def handleMatch(self, m, data):
         label = m.group(1).strip()
         shown = (m.group(2) or label).strip()
         url = self.resolve(label) if self.resolve else None
@@ -78,7 +78,7 @@ class _WikiLinkExtension(markdown.Extension):
         super().__init__()
         self.resolve = resolve
 
-    def extendMarkdown(self, md):  # noqa: N802 - Python-Markdown's API
+    def extendMarkdown(self, md):
         # Priority above links (160) so "[[A]]" is not read as a reference link.
         md.inlinePatterns.register(_WikiLinkProcessor(WIKI_LINK.pattern, self.resolve), "wikilink", 175)
 
@@ -102,8 +102,9 @@ class _EscapeOtherBlockMarkup(Preprocessor):
 
 
 class _RawHtmlAsTextExtension(markdown.Extension):
-    def extendMarkdown(self, md):  # noqa: N802 - Python-Markdown's API
-        md.preprocessors.register(_EscapeOtherBlockMarkup(md), "escape_other_block_markup", 25)  # before html_block (20)
+    def extendMarkdown(self, md):
+        # Before html_block (20).
+        md.preprocessors.register(_EscapeOtherBlockMarkup(md), "escape_other_block_markup", 25)
         md.postprocessors.register(_EscapeOtherMarkup(md), "raw_html", 30)  # replaces the default
 
 

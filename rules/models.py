@@ -193,7 +193,9 @@ class Entry(models.Model):
         verbose_name=_("parent section"),
     )
     order = models.PositiveIntegerField(_("order"), default=0)
-    body = models.TextField(_("body"), blank=True, help_text=_("Markdown. Link other entries with [[Term]] or [[Term|shown text]]."))
+    body = models.TextField(
+        _("body"), blank=True, help_text=_("Markdown. Link other entries with [[Term]] or [[Term|shown text]].")
+    )
     # The body rendered when written (rules.rendering), and what it was rendered from.
     body_html = models.TextField(blank=True, editable=False)
     html_fingerprint = models.CharField(max_length=32, blank=True, editable=False)
@@ -222,7 +224,10 @@ class Entry(models.Model):
         help_text=_("The imported text starts or ends mid-entry; a moderator should complete it."),
     )
     translation_key = models.UUIDField(
-        _("translation key"), default=uuid.uuid4, db_index=True, help_text=_("Shared by the same entry in every language.")
+        _("translation key"),
+        default=uuid.uuid4,
+        db_index=True,
+        help_text=_("Shared by the same entry in every language."),
     )
     # Which version this one was translated from, and which version of that original it
     # matches (rules.translation_status): set when a translation is started, linked or
@@ -283,7 +288,9 @@ class Entry(models.Model):
     def from_db(cls, db, field_names, values):
         instance = super().from_db(db, field_names, values)
         # What was stored, to tell a rename or a body edit on save (see save()).
-        instance._stored = {name: instance.__dict__.get(name) for name in ("title", "slug", "body", "game_id", "language")}
+        instance._stored = {
+            name: instance.__dict__.get(name) for name in ("title", "slug", "body", "game_id", "language")
+        }
         return instance
 
     def save(self, *args, **kwargs) -> None:
@@ -509,7 +516,9 @@ class Erratum(models.Model):
     page = models.CharField(_("page"), max_length=32, blank=True)
     title = models.CharField(_("title"), max_length=300)
     slug = models.SlugField(_("slug"), max_length=200, blank=True)
-    original_text = models.TextField(_("original text"), blank=True, help_text=_("What the printed rule said, if known."))
+    original_text = models.TextField(
+        _("original text"), blank=True, help_text=_("What the printed rule said, if known.")
+    )
     corrected_text = models.TextField(_("corrected text"), help_text=_("Markdown."))
     # Rendered when written (rules.rendering): the corrected text and the word diff.
     corrected_html = models.TextField(blank=True, editable=False)

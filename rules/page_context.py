@@ -110,7 +110,7 @@ def entry_page_context(request, entry) -> dict:
         "children": related.children,
         "translations": [(t, native_name(t.language)) for t in related.translations],
         "alternates": alternates,
-        "switcher_urls": {code: url for code, url in alternates},
+        "switcher_urls": dict(alternates),
     }
 
 

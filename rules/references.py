@@ -14,8 +14,8 @@ once per saved entry.
 
 import re
 from contextlib import contextmanager
-from dataclasses import dataclass
 from contextvars import ContextVar
+from dataclasses import dataclass
 
 from . import relations
 from .bulk import insert_rows
@@ -123,7 +123,9 @@ def link_targets(game_id: int, language: str) -> dict[str, LinkTarget]:
     if not rows:
         return {}
     template = entry_path_template(rows[0][4], language)
-    targets = [(LinkTarget(pk, title, slug, template.format(slug=slug)), aliases) for pk, title, aliases, slug, _ in rows]
+    targets = [
+        (LinkTarget(pk, title, slug, template.format(slug=slug)), aliases) for pk, title, aliases, slug, _ in rows
+    ]
     found: dict[str, LinkTarget] = {}
     # Titles win over aliases: an alias never steals a label that is another entry's title.
     for target, _aliases in targets:

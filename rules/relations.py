@@ -147,7 +147,14 @@ def compute(game_id: int) -> dict[int, dict]:
         )  # fmt: skip
     ):
         found[entry_id]["questions"].append(
-            {"id": pk, "question": question, "slug": slug, "language": language, "game": game, "answer_html": answer_html}
+            {
+                "id": pk,
+                "question": question,
+                "slug": slug,
+                "language": language,
+                "game": game,
+                "answer_html": answer_html,
+            }
         )
 
     # Previous, next and ancestors in reading order (rules.rulebook): a sixth query.
@@ -351,7 +358,12 @@ class EntryRelations:
             self._url = entry_url_template(self.entry.game.slug)
         language = language or self.entry.language
         return LinkedEntry(
-            item["id"], item["title"], item["slug"], item.get("number", ""), language, self._url.format(slug=item["slug"])
+            item["id"],
+            item["title"],
+            item["slug"],
+            item.get("number", ""),
+            language,
+            self._url.format(slug=item["slug"]),
         )
 
     @cached_property

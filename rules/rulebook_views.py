@@ -91,7 +91,9 @@ def booklet_pdf(request, game, part):
     key = f"booklet-pdf:{digest}"
     data = cache.get(key)
     if data is None:
-        data = render_pdf(booklet, game_name=context["game_name"], language=context["content_language"], request=request)
+        data = render_pdf(
+            booklet, game_name=context["game_name"], language=context["content_language"], request=request
+        )
         cache.set(key, data, PDF_CACHE_SECONDS)
     response = HttpResponse(data, content_type="application/pdf")
     filename = f"{context['game'].slug}-{part}-{context['content_language']}.pdf"

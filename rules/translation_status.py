@@ -97,7 +97,9 @@ def compute(game_id: int, only_changed: bool = False) -> dict[int, tuple[dict, s
     bases = {}
     ids = {base for *_rest, base, _digest in wanted.values() if base is not None}
     if ids:
-        history = Entry.history.filter(history_id__in=ids).values_list("history_id", "id", "title", "body", "history_date")
+        history = Entry.history.filter(history_id__in=ids).values_list(
+            "history_id", "id", "title", "body", "history_date"
+        )
         bases = {row[0]: row[1:] for row in history}
     for pk, (original, title, body, base, digest) in wanted.items():
         row = bases.get(base)

@@ -24,8 +24,6 @@ Exits with schemathesis's exit code (0: no failure), after stopping gunicorn and
 removing the temporary directory (unless --keep). Needs the ``test`` extra (schemathesis).
 """
 
-# ruff: noqa: T201 - a command-line check: printing what it does is its job
-
 import argparse
 import io
 import os

@@ -14,7 +14,7 @@ def main() -> None:
             catalog = read_po(po_file)
         with po_path.with_suffix(".mo").open("wb") as mo_file:
             write_mo(mo_file, catalog, use_fuzzy=False)
-        print(f"compiled {po_path.relative_to(ROOT)}")  # noqa: T201 - a build script
+        print(f"compiled {po_path.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

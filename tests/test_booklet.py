@@ -49,14 +49,20 @@ def rules_game():
     source = make_source(game=game, title="Core Rulebook", kind=Source.Kind.RULEBOOK, version="v2")
 
     def section(title, order, parent=None, number="", body="Text."):
-        return make_entry(game=game, title=title, kind=SECTION, order=order, parent=parent, number=number, body=body, source=source)
+        return make_entry(
+            game=game, title=title, kind=SECTION, order=order, parent=parent, number=number, body=body, source=source
+        )
 
     turn = section("The Turn", 1, number="2")
     casting = section("Casting", 2, parent=turn, number="2.1", body="**2.1a** Pay the cost.\n\n**2.1b** Resolve it.")
     section("Setup", 0, number="1")
     section("Combat", 3, parent=turn, number="2.2", body="**2.1a** A number used again in this text.")
     make_erratum(
-        game=game, title="Cost clarified", original_text="Pay the cost.", corrected_text="Pay the full cost.", affects=[casting]
+        game=game,
+        title="Cost clarified",
+        original_text="Pay the cost.",
+        corrected_text="Pay the full cost.",
+        affects=[casting],
     )
     make_erratum(game=game, title="Draft erratum", corrected_text="Not yet.", affects=[casting], status=Status.DRAFT)
     return game
@@ -65,7 +71,8 @@ def rules_game():
 class TestGlossaryBooklet:
     def test_title_page_contents_and_entries_a_to_z(self, client, glossary_game):
         html = get(client, "/pl/games/gra/print/glossary/")
-        title_page = html[html.index('class="booklet-title-page"') : html.index("</header>", html.index("booklet-title-page"))]
+        start = html.index('class="booklet-title-page"')
+        title_page = html[start : html.index("</header>", html.index("booklet-title-page"))]
         assert "Gra planszowa" in title_page and "<h1>Słowniczek</h1>" in title_page
         assert "Instrukcja, 1.2" in title_page and "Wydawca" in title_page
         assert "4 wpisy" in title_page  # the entries counted, the draft not
@@ -95,7 +102,9 @@ class TestRulebookBooklet:
         assert "<h1>Core Rulebook</h1>" in html
         assert entry_ids(html) == ["1", "2", "2.1", "2.2"]
         headings = re.findall(r'<h(\d)><span class="number">([^<]+)</span> ([^<]+)', html)
-        assert headings == [("2", "1.", "Setup"), ("2", "2.", "The Turn"), ("3", "2.1.", "Casting"), ("3", "2.2.", "Combat")]
+        assert headings == [
+            ("2", "1.", "Setup"), ("2", "2.", "The Turn"), ("3", "2.1.", "Casting"), ("3", "2.2.", "Combat")
+        ]
         toc = html[html.index('class="booklet-toc"') : html.index("</nav>", html.index('class="booklet-toc"'))]
         assert re.findall(r'<a href="#([^"]+)">', toc) == ["1", "2", "2.1", "2.2"]
 
@@ -107,7 +116,9 @@ class TestRulebookBooklet:
     def test_errata_are_footnotes_under_their_entry(self, client, rules_game):
         html = get(client, "/en/games/rules-game/print/rules/")
         casting = html[html.index('id="2.1"') : html.index('id="2.2"')]
-        assert re.search(r'Casting<sup class="footnote-ref"><a href="#fn-1" id="fnref-1" aria-label="Erratum 1">1</a></sup>', casting)
+        assert re.search(
+            r'Casting<sup class="footnote-ref"><a href="#fn-1" id="fnref-1" aria-label="Erratum 1">1</a></sup>', casting
+        )
         footnotes = casting[casting.index('class="booklet-footnotes"') :]
         assert '<li id="fn-1" value="1"' in footnotes and "Cost clarified" in footnotes
         assert "<ins>full </ins>" in footnotes  # the change, as a word diff
@@ -127,7 +138,8 @@ class TestRulebookBooklet:
         make_entry(game=rules_game, title="Welcome", kind=SECTION, source=other)
         both = get(client, "/en/games/rules-game/print/rules/")
         assert "<h1>Rules</h1>" in both
-        assert re.findall(r'<h2 class="booklet-part-title" id="[^"]+">([^<]+)</h2>', both) == ["Core Rulebook", "Quick Start"]
+        part_titles = re.findall(r'<h2 class="booklet-part-title" id="[^"]+">([^<]+)</h2>', both)
+        assert part_titles == ["Core Rulebook", "Quick Start"]
         one = get(client, "/en/games/rules-game/print/rules/", source=other.pk)
         assert "<h1>Quick Start</h1>" in one and "Welcome" in one and "Setup" not in one
 
@@ -147,5 +159,7 @@ class TestRulebookBooklet:
 def test_the_game_page_links_the_contents_and_both_booklets(client, rules_game):
     make_entry(game=rules_game, title="Attack")
     html = get(client, "/en/games/rules-game/")
-    for href in ["/en/games/rules-game/rules/", "/en/games/rules-game/print/rules/", "/en/games/rules-game/print/glossary/"]:
+    for href in [
+        "/en/games/rules-game/rules/", "/en/games/rules-game/print/rules/", "/en/games/rules-game/print/glossary/"
+    ]:
         assert f'href="{href}"' in html

@@ -26,13 +26,22 @@ def pdf_text(data: bytes) -> tuple[PdfReader, list[str]]:
 def game():
     game = make_game(slug="gra", name="Gra", localized_names={"pl": "Gra planszowa"})
     source = make_source(game=game, language="pl", title="Instrukcja", kind=Source.Kind.RULEBOOK, version="1.2")
-    turn = make_entry(game=game, language="pl", title="Tura gracza", number="2", kind=SECTION, order=1, source=source, body="Gracz wykonuje **dwie akcje**.")
-    make_entry(game=game, language="pl", title="Przygotowanie", number="1", kind=SECTION, order=0, source=source, body="Połóż planszę na środku stołu.")
+    turn = make_entry(
+        game=game, language="pl", title="Tura gracza", number="2", kind=SECTION, order=1, source=source,
+        body="Gracz wykonuje **dwie akcje**.",
+    )  # fmt: skip
+    make_entry(
+        game=game, language="pl", title="Przygotowanie", number="1", kind=SECTION, order=0, source=source,
+        body="Połóż planszę na środku stołu.",
+    )  # fmt: skip
     attack = make_entry(
         game=game, language="pl", title="Atak", number="2.1", kind=SECTION, order=2, parent=turn, source=source,
         body="**2.1a** Rzuć kośćmi.\n\n- pierwsza\n- druga\n\n| Kość | Wynik |\n|---|---|\n| 6 | trafienie |",
     )  # fmt: skip
-    make_erratum(game=game, language="pl", title="Poprawka ataku", original_text="Rzuć kośćmi.", corrected_text="Rzuć dwiema kośćmi.", affects=[attack])
+    make_erratum(
+        game=game, language="pl", title="Poprawka ataku", original_text="Rzuć kośćmi.",
+        corrected_text="Rzuć dwiema kośćmi.", affects=[attack],
+    )  # fmt: skip
     return game
 
 
@@ -48,11 +57,13 @@ def test_the_pdf_holds_title_page_contents_entries_and_footnotes(client, game):
         assert title in pages[1]
     body = " ".join(pages[2:])
     # in document order, Polish letters intact
-    order = [body.index(text) for text in ["Połóż planszę na środku stołu.", "Gracz wykonuje dwie akcje.", "2.1a Rzuć kośćmi."]]
+    texts = ["Połóż planszę na środku stołu.", "Gracz wykonuje dwie akcje.", "2.1a Rzuć kośćmi."]
+    order = [body.index(text) for text in texts]
     assert order == sorted(order)
     assert "pierwsza" in body and "trafienie" in body
     assert "Poprawka ataku" in body and "Rzuć dwiema kośćmi." in body
-    assert [item.title for item in reader.outline if not isinstance(item, list)] == ["1. Przygotowanie", "2. Tura gracza"]
+    outline = [item.title for item in reader.outline if not isinstance(item, list)]
+    assert outline == ["1. Przygotowanie", "2. Tura gracza"]
     assert reader.metadata.title == "Instrukcja · Gra planszowa"
 
 
@@ -81,7 +92,8 @@ def test_made_without_the_network(game, monkeypatch):
 def test_a_text_the_pdf_cannot_lay_out_is_written_as_text(client, game):
     make_entry(game=game, language="pl", title="Zagnieżdżona tabela", kind=SECTION, order=5,
                body="<table><tr><td><table><tr><td>wewnątrz</td></tr></table></td></tr></table>")  # fmt: skip
-    make_entry(game=game, language="pl", title="Koniec gry", kind=SECTION, order=6, body="Gra kończy się po dziesięciu rundach.")
+    make_entry(game=game, language="pl", title="Koniec gry", kind=SECTION, order=6,
+               body="Gra kończy się po dziesięciu rundach.")  # fmt: skip
     response = client.get("/pl/games/gra/print/rules.pdf")
     assert response.status_code == 200
     body = " ".join(pdf_text(response.content)[1])
@@ -94,7 +106,10 @@ def test_the_same_content_gives_the_same_bytes(client, game):
     assert client.get("/pl/games/gra/print/rules.pdf").content == first
 
 
-@pytest.mark.parametrize("path", ["/pl/games/gra/print/faq.pdf", "/pl/games/gra/print/rules.pdf?source=9999", "/pl/games/nope/print/rules.pdf"])
+@pytest.mark.parametrize(
+    "path",
+    ["/pl/games/gra/print/faq.pdf", "/pl/games/gra/print/rules.pdf?source=9999", "/pl/games/nope/print/rules.pdf"],
+)
 def test_no_pdf_of_what_is_not_there(client, game, path):
     assert client.get(path).status_code == 404
 

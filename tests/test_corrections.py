@@ -50,7 +50,8 @@ def test_white_space_and_line_wraps_count_as_one_space_but_a_blank_line_only_as_
     assert corrected_text(body, erratum(1, "deal 3 damage to\nthe defender".replace("deal", "Deal"), "X.")) == "X.."
     two_paragraphs = "Deal 3 damage.\n\nThen discard."
     assert corrected_text(two_paragraphs, erratum(1, "damage. Then", "x")) == two_paragraphs
-    assert corrected_text(two_paragraphs, erratum(1, "damage.\n\nThen", "damage; then")) == "Deal 3 damage; then discard."
+    joined = corrected_text(two_paragraphs, erratum(1, "damage.\n\nThen", "damage; then"))
+    assert joined == "Deal 3 damage; then discard."
 
 
 def test_a_passage_is_never_found_inside_a_word():
@@ -136,7 +137,10 @@ def test_a_change_across_paragraphs_emphasis_and_links_is_marked_piece_by_piece(
     body = "You may **exhaust** a [[Hero]].\n\nThen heal."
     stored = correct(body, [erratum(1, "a [[Hero]].\n\nThen heal.", "an [[Ally]].\n\nThen heal *once*.")], render)
     html = stored["corrected_html"]
-    assert '<a class="xref" href="/en/games/g/rules/ally/"><ins class="erratum-change" cite="#erratum-1">Ally</ins></a>' in html
+    assert (
+        '<a class="xref" href="/en/games/g/rules/ally/"><ins class="erratum-change" cite="#erratum-1">Ally</ins></a>'
+        in html
+    )
     assert '<em><ins class="erratum-change" cite="#erratum-1">once</ins></em>' in html
     assert '<p><ins class="erratum-change" cite="#erratum-1">Then heal </ins>' in html
     assert visible(html) == "You may exhaust an Ally. Then heal once."
@@ -160,14 +164,18 @@ def test_errata_are_numbered_in_the_order_they_apply_and_those_not_found_are_not
 def test_a_sentinel_outside_text_marks_nothing_and_says_so():
     # The passage ends inside a link's address: the change cannot be marked as text.
     body = "See [the sheet](https://example.org/faq) for more."
-    stored = correct(body, [erratum(1, "the sheet](https://example.org/faq", "the sheet](https://example.org/faq2")], render)
+    stored = correct(
+        body, [erratum(1, "the sheet](https://example.org/faq", "the sheet](https://example.org/faq2")], render
+    )
     assert stored["failed"] is True
     assert stored["corrected_html"] == "" and stored["printed_html"] == ""
 
 
 def test_markup_in_the_texts_is_still_sanitised_and_escaped():
     body = "Use <style> with care. Deal 3 damage."
-    stored = correct(body, [erratum(1, "Deal 3 damage.", 'Deal <script>alert(1)</script> & <b onclick="x">2</b>.')], render)
+    stored = correct(
+        body, [erratum(1, "Deal 3 damage.", 'Deal <script>alert(1)</script> & <b onclick="x">2</b>.')], render
+    )
     html = stored["corrected_html"]
     assert "<script" not in html and "onclick" not in html and "<style" not in html
     assert "&lt;style&gt;" in html
@@ -221,7 +229,9 @@ def test_the_entry_page_reads_as_corrected_with_the_printed_text_one_click_away(
 
 @db
 def test_not_found_is_said_and_nothing_is_guessed(client, attack):
-    make_erratum(game=attack.game, title="Ghost", original_text="Roll 4 dice", corrected_text="Roll 5 dice", affects=[attack])
+    make_erratum(
+        game=attack.game, title="Ghost", original_text="Roll 4 dice", corrected_text="Roll 5 dice", affects=[attack]
+    )
     html = page(client, attack)
     assert "body-corrected" not in html and "Roll 5 dice" not in html.split('class="errata-box"')[0]
     assert "was not found in this text" in html and ">Ghost</a>" in html

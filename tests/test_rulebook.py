@@ -158,7 +158,10 @@ class TestContentsPage:
 
     def test_the_readers_place_is_marked(self, client, book):
         html = client.get("/en/games/tiny-epic/rules/", {"at": "play"}).content.decode()
-        assert re.search(r'<li id="toc-play"><a href="/en/games/tiny-epic/rules/play/" class="toc-here" aria-current="location">', html)
+        assert re.search(
+            r'<li id="toc-play"><a href="/en/games/tiny-epic/rules/play/" class="toc-here" aria-current="location">',
+            html,
+        )
         assert html.count('aria-current="location"') == 1
         assert "You are here" in html
 

@@ -112,7 +112,9 @@ def test_the_translation_marked_up_to_date_with_the_admin_action(client, moderat
     rowing = world["rowing"]
     rowing.body = "Row 4 spaces."
     rowing.save()
-    moderator_client.post("/admin/rules/entry/", {"action": "mark_up_to_date", "_selected_action": [world["rudern"].pk]})
+    moderator_client.post(
+        "/admin/rules/entry/", {"action": "mark_up_to_date", "_selected_action": [world["rudern"].pk]}
+    )
     assert_up_to_date()
     assert "Translation up to date" in page(client, world["rudern"])
 

@@ -181,7 +181,10 @@ def test_the_admin_shows_what_changed_and_marks_it_up_to_date(client, exhaust, b
     response = client.get(url)
     assert response.status_code == HTTPStatus.OK
     html = response.content.decode()
-    assert "<del>Turn</del><ins>Rotate</ins> the <del>card sideways. An exhausted card cannot attack.</del><ins>card.</ins>" in html
+    assert (
+        "<del>Turn</del><ins>Rotate</ins> the "
+        "<del>card sideways. An exhausted card cannot attack.</del><ins>card.</ins>" in html
+    )
     response = client.post(url, {"original": exhaust.pk})
     assert response.status_code == HTTPStatus.FOUND
     assert fresh(german).translation_state.up_to_date

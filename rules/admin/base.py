@@ -17,7 +17,6 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from ..references import deferred_resolution
 from ..validators import ProhibitUnstorableCharactersValidator
-
 from .conflicts import EditConflictAdmin
 from .history import ReadableHistoryAdmin
 from .scoping import GameScopedAdmin

@@ -55,7 +55,9 @@ class LabelListField(forms.Field):
 
 class EntryAdminForm(forms.ModelForm):
     aliases = LabelListField(
-        label=capfirst(_("aliases")), required=False, help_text=_("One name per line: other names readers search for, e.g. Du and Dein.")
+        label=capfirst(_("aliases")),
+        required=False,
+        help_text=_("One name per line: other names readers search for, e.g. Du and Dein."),
     )
     see_also = LabelListField(
         label=capfirst(_("see also")),

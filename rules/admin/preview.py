@@ -193,7 +193,7 @@ class MarkdownPreviewAdmin:
     # URLs
 
     def get_urls(self):
-        prefix = "{}_{}".format(self.model._meta.app_label, self.model._meta.model_name)
+        prefix = f"{self.model._meta.app_label}_{self.model._meta.model_name}"
         wrap = self.admin_site.admin_view
         # Before the default URLs, whose "<path:object_id>/" would take both paths.
         return [

@@ -115,28 +115,28 @@ class TranslationsAdmin:
 
     def get_urls(self):
         # Before super()'s URLs, whose "<path:object_id>/" would take these paths.
-        info = self.model._meta.app_label, self.model._meta.model_name
+        app_label, model_name = self.model._meta.app_label, self.model._meta.model_name
         wrap = self.admin_site.admin_view
         return [
             path(
                 "<int:object_id>/translations/start/<str:language>/",
                 wrap(self.translation_start_view),
-                name="%s_%s_translation_start" % info,
+                name=f"{app_label}_{model_name}_translation_start",
             ),
             path(
                 "<int:object_id>/translations/link/",
                 wrap(self.translation_link_view),
-                name="%s_%s_translation_link" % info,
+                name=f"{app_label}_{model_name}_translation_link",
             ),
             path(
                 "<int:object_id>/translations/unlink/<int:other_id>/",
                 wrap(self.translation_unlink_view),
-                name="%s_%s_translation_unlink" % info,
+                name=f"{app_label}_{model_name}_translation_unlink",
             ),
             path(
                 "<int:object_id>/translations/up-to-date/",
                 wrap(self.translation_up_to_date_view),
-                name="%s_%s_translation_up_to_date" % info,
+                name=f"{app_label}_{model_name}_translation_up_to_date",
             ),
         ] + super().get_urls()
 

@@ -27,8 +27,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.viewsets import ViewSet
 
-from rules.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
-from rules.languages import UI_LANGUAGES, ui_language_for
+from rules.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES, UI_LANGUAGES, ui_language_for
 from rules.search import MAX_QUERY_LENGTH, TYPES, Hit, QueryTooLong, Suggestion, search, suggest
 
 from .filters import EMPTY_VALUE, one_of

@@ -36,7 +36,6 @@ from rules.querysets import Status
 from rules.rendering import absolute_links
 
 
-
 def page_path(obj) -> str:
     """The path of an item's public page, with the UI in the item's own language."""
     if isinstance(obj, Entry):
@@ -347,7 +346,11 @@ class EntrySerializer(serializers.ModelSerializer):
             "body": entry["body"],
             "body_html": absolute_links(entry["body_html"], self.context["request"]),
             "cross_references": [
-                {"label": ref["label"], "in_body": ref["in_body"], "target": link(ref["target"]) if ref["target"] else None}
+                {
+                    "label": ref["label"],
+                    "in_body": ref["in_body"],
+                    "target": link(ref["target"]) if ref["target"] else None,
+                }
                 for ref in related.get("references", [])
             ],
             "referenced_by": [summary(other) for other in related.get("referenced_by", [])],

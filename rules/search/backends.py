@@ -24,7 +24,8 @@ class Scope:
 
     def where(self) -> tuple[str, list]:
         sql, params = "", []
-        for column, value in (("d.language", self.language), ("d.game_id", self.game_id), ("d.item_type", self.item_type)):
+        columns = (("d.language", self.language), ("d.game_id", self.game_id), ("d.item_type", self.item_type))
+        for column, value in columns:
             if value is not None:
                 sql += f" AND {column} = %s"
                 params.append(value)
@@ -70,7 +71,10 @@ def _sqlite(groups, scope, mode, title_only, limit, prefix_from, ranked):
             cursor.execute(f"SELECT d.id, 0 {base} LIMIT %s", [expression, *params, limit])  # noqa: S608
             return [(row[0], 0.0) for row in cursor.fetchall()], 0
         # bm25: lower is better; titles weigh five times bodies.
-        cursor.execute(f"SELECT d.id, -bm25({FTS}, 5.0, 1.0) AS rank {base} ORDER BY rank DESC LIMIT %s", [expression, *params, limit])  # noqa: S608
+        cursor.execute(
+            f"SELECT d.id, -bm25({FTS}, 5.0, 1.0) AS rank {base} ORDER BY rank DESC LIMIT %s",  # noqa: S608
+            [expression, *params, limit],
+        )
         rows = cursor.fetchall()
         total = len(rows)
         if total == limit:

@@ -80,7 +80,10 @@ def document_for(item_type: str, item) -> SearchDocument:
     )
 
 
-FIELDS = ["game_id", "language", "slug", "number", "title", "names", "name_keys", "title_terms", "body_terms", "body_text", "updated_at"]
+FIELDS = [
+    "game_id", "language", "slug", "number", "title", "names", "name_keys",
+    "title_terms", "body_terms", "body_text", "updated_at",
+]  # fmt: skip
 WORD_FIELDS = ["language", "names", "body_text"]  # what the typo vocabulary is made of
 
 

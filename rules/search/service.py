@@ -29,7 +29,7 @@ from ..anchors import rule_at
 from ..languages import CONTENT_LANGUAGE_CODES
 from . import backends, fuzzy
 from .models import SearchDocument, SearchName
-from .normalize import fold, name_key, query_words, term, words
+from .normalize import fold, name_key, query_words, term
 
 MAX_QUERY_LENGTH = 200
 TYPES = ("entry", "erratum", "question")
@@ -78,7 +78,7 @@ def search(
     *,
     game: str | None = None,
     language: str | None = None,
-    type: str | None = None,  # noqa: A002 - the API's parameter name
+    type: str | None = None,  # the API's parameter name
     limit: int = 100,
 ) -> SearchResults:
     query = _checked(query)
@@ -98,9 +98,16 @@ def search(
         if loose != groups:
             found, total = backends.match(loose, scope, mode="all")
     if not found:
-        corrected = [fuzzy.correct(word, language) if not _known(group, scope) else None for word, group in zip(typed, groups, strict=True)]
+        corrected = [
+            fuzzy.correct(word, language) if not _known(group, scope) else None
+            for word, group in zip(typed, groups, strict=True)
+        ]
         if any(corrected):
-            fixed_words = [word for word in (fix or word for word, fix in zip(typed, corrected, strict=True)) if _group(word, language)]
+            fixed_words = [
+                word
+                for word in (fix or word for word, fix in zip(typed, corrected, strict=True))
+                if _group(word, language)
+            ]
             results.suggestion = " ".join(fixed_words)
             typed, groups = fixed_words, _groups(fixed_words, language)
             found, total = backends.match(groups, scope, mode="all")
@@ -141,7 +148,15 @@ def suggest(query: str, *, game: str | None = None, language: str | None = None,
     best = sorted(picked.values(), key=lambda item: item[:3])[:limit]
     games = _games({item[3].game_id for item in best})
     return [
-        Suggestion(doc.item_type, doc.item_id, doc.title, alias, games[doc.game_id].slug, doc.language, _url(doc, games[doc.game_id].slug))
+        Suggestion(
+            doc.item_type,
+            doc.item_id,
+            doc.title,
+            alias,
+            games[doc.game_id].slug,
+            doc.language,
+            _url(doc, games[doc.game_id].slug),
+        )
         for *_, doc, alias in best
     ]
 
@@ -187,7 +202,9 @@ def _known(group: list[str], scope: backends.Scope) -> bool:
     return bool(backends.match([group], scope, mode="all", limit=1)[0])
 
 
-def _rank(found: list[tuple[int, float]], groups: list[list[str]], query_words: list[str], original: str, limit: int) -> list[Hit]:
+def _rank(
+    found: list[tuple[int, float]], groups: list[list[str]], query_words: list[str], original: str, limit: int
+) -> list[Hit]:
     documents = SearchDocument.objects.in_bulk([doc_id for doc_id, _ in found])
     best = max((rank for _, rank in found), default=1.0) or 1.0
     keys = {name_key(" ".join(query_words)), name_key(original)}
@@ -284,7 +301,9 @@ def _spans(text: str, groups: list[list[str]], language: str) -> list[tuple[int,
     return spans
 
 
-def highlight(text: str, groups: list[list[str]], language: str, width: int = SNIPPET_WIDTH, at: int | None = None) -> SafeString:
+def highlight(
+    text: str, groups: list[list[str]], language: str, width: int = SNIPPET_WIDTH, at: int | None = None
+) -> SafeString:
     """A snippet around the first matched word (or from offset ``at``), every matched
     word in <mark>; escaped."""
     text = text.replace("\n", " ")  # the text keeps its line breaks (index.plain_text)

@@ -28,7 +28,8 @@ def contents_url(entry, navigation) -> str:
     game = entry.game.slug
     if navigation.in_rulebook:
         return reverse("rules:contents", kwargs={"game": game}) + _query(entry, at=entry.slug) + f"#toc-{entry.slug}"
-    return reverse("rules:game", kwargs={"game": game}) + (f"#{navigation.letter}" if navigation.letter else "#glossary")
+    fragment = f"#{navigation.letter}" if navigation.letter else "#glossary"
+    return reverse("rules:game", kwargs={"game": game}) + fragment
 
 
 @register.simple_tag

@@ -42,10 +42,11 @@ def glossary_items(entries):
     badge = f' <span class="badge" lang="{escape(translation.get_language())}">{escape(gettext("incomplete"))}</span>'
     items = []
     for entry in entries:
-        aliases = f' <span class="aliases">({escape(", ".join(map(str, entry.aliases)))})</span>' if entry.aliases else ""
-        items.append(
-            f'<li><a href="{escape(entry.url)}">{escape(entry.title)}</a>{aliases}{badge if entry.is_fragment else ""}</li>'
+        aliases = (
+            f' <span class="aliases">({escape(", ".join(map(str, entry.aliases)))})</span>' if entry.aliases else ""
         )
+        marks = aliases + (badge if entry.is_fragment else "")
+        items.append(f'<li><a href="{escape(entry.url)}">{escape(entry.title)}</a>{marks}</li>')
     return mark_safe("\n".join(items))  # noqa: S308 - every value above is escaped
 
 

@@ -8,7 +8,7 @@ import os
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-not-a-secret")
 
-from .base import *  # noqa: E402,F403
+from .base import *  # noqa: F403
 
 # Tests talk plain HTTP to the test client and the live server.
 SECURE_SSL_REDIRECT = False

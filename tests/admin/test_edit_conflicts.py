@@ -143,7 +143,8 @@ def test_every_moderated_model_refuses_a_save_over_a_newer_version(two_moderator
     assert "Alice Adams changed this" in response.content.decode()
     obj.refresh_from_db()
     assert getattr(obj, field) == "Alice's version"
-    assert bob.post(change_url(obj), form_data(response, f"{obj._meta.model_name}_form")).status_code == HTTPStatus.FOUND
+    bobs = bob.post(change_url(obj), form_data(response, f"{obj._meta.model_name}_form"))
+    assert bobs.status_code == HTTPStatus.FOUND
     obj.refresh_from_db()
     assert getattr(obj, field) == "Bob's version"
 

@@ -191,7 +191,8 @@ class TestRevert:
         edit(moderator_client, erratum, affects=[str(defend.pk)], corrected_text="Changed.")
         confirm = moderator_client.get(revert_url(erratum, original))
         assert "added: Attack" in confirm.content.decode() and "removed: Defend" in confirm.content.decode()
-        assert moderator_client.post(revert_url(erratum, original), _confirm_data(confirm)).status_code == HTTPStatus.FOUND
+        reverted = moderator_client.post(revert_url(erratum, original), _confirm_data(confirm))
+        assert reverted.status_code == HTTPStatus.FOUND
         erratum.refresh_from_db()
         assert list(erratum.affects.all()) == [attack]
         assert erratum.corrected_text == "The corrected rule."
@@ -243,10 +244,13 @@ class TestRevert:
         assert moderator_client.get(f"{base}/nonsense/revert/").status_code == HTTPStatus.NOT_FOUND
         assert moderator_client.get(f"{base}/999999/revert/").status_code == HTTPStatus.NOT_FOUND
         # Another entry's version is not a version of this one.
-        assert moderator_client.get(f"{base}/{other.history.first().history_id}/revert/").status_code == HTTPStatus.NOT_FOUND
+        other_version = other.history.first().history_id
+        assert moderator_client.get(f"{base}/{other_version}/revert/").status_code == HTTPStatus.NOT_FOUND
         first = entry.history.first().history_id
-        assert moderator_client.get(f"/admin/rules/entry/999999/history/{first}/revert/").status_code == HTTPStatus.NOT_FOUND
-        assert moderator_client.post(f"{base}/nonsense/revert/", {"_version": first}).status_code == HTTPStatus.NOT_FOUND
+        missing_entry = f"/admin/rules/entry/999999/history/{first}/revert/"
+        assert moderator_client.get(missing_entry).status_code == HTTPStatus.NOT_FOUND
+        nonsense = moderator_client.post(f"{base}/nonsense/revert/", {"_version": first})
+        assert nonsense.status_code == HTTPStatus.NOT_FOUND
 
     def test_the_history_page_links_older_versions_to_revert(self, moderator_client, entry):
         edit(moderator_client, entry, body="Second.")
@@ -305,5 +309,6 @@ def test_a_deleted_entry_is_named_as_deleted_and_left_out_of_a_revert(moderator_
     assert any("removed: Attack" in row for row in rows)
     assert any("(deleted)" in row for row in rows)
     confirm = moderator_client.get(revert_url(question, with_both))
-    assert moderator_client.post(revert_url(question, with_both), _confirm_data(confirm)).status_code == HTTPStatus.FOUND
+    reverted = moderator_client.post(revert_url(question, with_both), _confirm_data(confirm))
+    assert reverted.status_code == HTTPStatus.FOUND
     assert list(question.related_entries.all()) == [attack]

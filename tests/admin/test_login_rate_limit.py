@@ -110,7 +110,9 @@ def test_a_successful_login_resets_the_count(client, alice):
 def fail_from(client, username: str, forwarded_for: str):
     """Five wrong passwords through a reverse proxy that names the client it saw."""
     for _ in range(5):
-        response = log_in(client, username, "wrong-password", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR=forwarded_for)
+        response = log_in(
+            client, username, "wrong-password", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR=forwarded_for
+        )
     assert response.status_code == 429
 
 

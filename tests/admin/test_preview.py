@@ -60,7 +60,9 @@ def game():
 
 def test_preview_of_an_entry_is_the_public_pages_article(moderator_client, game):
     body = "A **ready** card can [[Exhaust|exhaust]].\n\n- one\n- two\n\nSee [[Missing Term]]."
-    entry = make_entry(game=game, title="Ready", number="4", aliases=["Readied"], body=body, see_also=["Exhaust", "Nowhere"])
+    entry = make_entry(
+        game=game, title="Ready", number="4", aliases=["Readied"], body=body, see_also=["Exhaust", "Nowhere"]
+    )
     public = moderator_client.get("/en/games/reaction-game/rules/ready/").content.decode()
 
     response = preview(moderator_client, "entry", entry)
@@ -240,7 +242,8 @@ def test_a_game_moderator_previews_only_their_games(client, game, game_moderator
 def test_markdown_models_load_the_preview_and_others_do_not(moderator_client, game):
     entry = make_entry(game=game, title="Ready", status=Status.DRAFT)
     page = moderator_client.get(f"/admin/rules/entry/{entry.pk}/change/").content.decode()
-    config = json.loads(re.search(r'<script id="markdown-preview-config" type="application/json">(.*?)</script>', page).group(1))
+    config_script = re.search(r'<script id="markdown-preview-config" type="application/json">(.*?)</script>', page)
+    config = json.loads(config_script.group(1))
     assert config["url"] == "/admin/rules/entry/preview/"
     assert config["anchor"] == "body" and config["objectId"] == str(entry.pk)
     assert "js/admin-preview.js" in page and "css/admin-preview.css" in page

@@ -98,7 +98,9 @@ def build_reading_game() -> Reading:
         translation_key=ownership.translation_key,
         see_also=["Erschöpfen"],
     )
-    make_entry(game=game, language="de", title="Erschöpfen", body="Die Karte quer drehen.", see_also=["Besitz und Kontrolle"])
+    make_entry(
+        game=game, language="de", title="Erschöpfen", body="Die Karte quer drehen.", see_also=["Besitz und Kontrolle"]
+    )
     make_entry(game=game, language="de", title="Ärger", body="Ein Ärgernis.")
 
     make_erratum(

@@ -112,7 +112,8 @@ def test_moderator_edits_with_the_live_preview_and_publishes(live_server, page, 
 
     page.goto(f"{live_server.url}/en/games/reaction-game/rules/ready/")
     expect(page.locator("article.entry .body strong")).to_have_text("ready")
-    expect(page.locator("article.entry .body a.xref")).to_have_attribute("href", "/en/games/reaction-game/rules/exhaust/")
+    xref = page.locator("article.entry .body a.xref")
+    expect(xref).to_have_attribute("href", "/en/games/reaction-game/rules/exhaust/")
     expect(page.locator("article.entry .body")).to_contain_text("After reacting, Exhaust it.")
     shot(page, "4-public-page", full_page=True)
     assert errors == []

@@ -121,14 +121,17 @@ FOCUS_RING = """() => {
         behind.push(colour);
     }
     return {
-        element: el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + " " + (el.innerText || el.value || "").trim().slice(0, 30),
+        element: el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + " "
+            + (el.innerText || el.value || "").trim().slice(0, 30),
         style: style.outlineStyle, width: parseFloat(style.outlineWidth), colour: style.outlineColor, behind,
     };
 }"""
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_every_focusable_element_shows_a_ring_that_stands_out(live_server, open_page, viewport, scheme, save_screenshot):
+def test_every_focusable_element_shows_a_ring_that_stands_out(
+    live_server, open_page, viewport, scheme, save_screenshot
+):
     reading = build_reading_game()
     page = open_page(viewport, scheme)
     pages = reading.pages("en")
@@ -247,6 +250,8 @@ def test_every_page_describes_itself_for_link_previews(live_server, open_page, v
     # The English entry's preview is its own text, plain, cut at a word.
     page.goto(live_server.url + reading.pages("en")["entry"][0])
     description = page.locator('meta[property="og:description"]').get_attribute("content")
-    assert description.startswith("The owner of a card is the player who started the game with it. See Exhaust and the zones.")
+    assert description.startswith(
+        "The owner of a card is the player who started the game with it. See Exhaust and the zones."
+    )
     assert "**" not in description and "[[" not in description and "<" not in description
     assert len(description) <= 160 and description.endswith("…")

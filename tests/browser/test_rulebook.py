@@ -32,9 +32,15 @@ RULEBOOK = [
 CASTING = "\n\n".join(
     [
         "Casting a spell takes several steps, in this order.",
-        *(f"**601.{n}** " + "Step text that fills a few lines on a phone so the page needs scrolling. " * 4 for n in range(1, 6)),
+        *(
+            f"**601.{n}** " + "Step text that fills a few lines on a phone so the page needs scrolling. " * 4
+            for n in range(1, 6)
+        ),
         "**601.2a** To propose the casting of a spell, a player first moves that card to the stack.",
-        *(f"**601.{n}** " + "More rules below the one the link points at, long enough to scroll. " * 4 for n in range(6, 12)),
+        *(
+            f"**601.{n}** " + "More rules below the one the link points at, long enough to scroll. " * 4
+            for n in range(6, 12)
+        ),
     ]
 )
 
@@ -44,7 +50,7 @@ def game():
     game = make_game(slug="little-war", name="Little War", localized_names={"de": "Kleiner Krieg"})
     source = make_source(game=game, title="Little War Rulebook", kind=Source.Kind.RULEBOOK, version="2nd printing")
     written = {}
-    for order, (title, number, parent) in reversed(list(enumerate(RULEBOOK))):  # written backwards
+    for order, (title, number, _parent) in reversed(list(enumerate(RULEBOOK))):  # written backwards
         written[title] = make_entry(
             game=game, kind=SECTION, title=title, number=number, order=order, source=source,
             body=f"The rules of {title.lower()}. " * 6,
@@ -58,7 +64,8 @@ def game():
     make_entry(game=game, title="Zone", body="A place cards can be.")
     make_erratum(
         game=game, title="Reactions clarified", original_text="The rules of reactions during actions.",
-        corrected_text="The rules of reactions, which wait until the action resolves.", affects=[written["Reactions During Actions"]],
+        corrected_text="The rules of reactions, which wait until the action resolves.",
+        affects=[written["Reactions During Actions"]],
     )  # fmt: skip
     return game
 
@@ -110,7 +117,9 @@ def test_step_through_the_rulebook_and_find_your_place_in_the_contents(live_serv
     assert box["width"] <= VIEWPORTS[size]["width"]
 
     nav.get_by_role("link", name="Contents").click()
-    assert re.search(r"/en/games/little-war/rules/\?at=reactions-during-actions#toc-reactions-during-actions$", page.url)
+    assert re.search(
+        r"/en/games/little-war/rules/\?at=reactions-during-actions#toc-reactions-during-actions$", page.url
+    )
     here = page.locator('[aria-current="location"]')
     expect(here).to_have_count(1)
     expect(here).to_have_text("2.2a. Reactions During Actions")
@@ -183,7 +192,8 @@ def test_the_booklet_on_screen_and_on_paper(live_server, game, sized, save_scree
     (tmp_path / f"booklet-{size}.txt").write_text("\n\n".join(pages))
     assert pages[0].startswith("Little War Little War Rulebook")  # the title page, no navigation
     assert "Contents" in pages[1] and "Little War Rulebook" not in pages[1]
-    assert not any(text in " ".join(pages) for text in ["Skip to content", "Search the rules", "Download as PDF", "Breadcrumbs"])
+    navigation = ["Skip to content", "Search the rules", "Download as PDF", "Breadcrumbs"]
+    assert not any(text in " ".join(pages) for text in navigation)
     body = " ".join(pages[2:])
     positions = [body.index(f"{number}. {title}") for title, number, _parent in RULEBOOK]
     assert positions == sorted(positions)

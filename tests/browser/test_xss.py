@@ -51,7 +51,8 @@ DANGEROUS_DOM = """() => {
       if (name === "srcdoc" && !el.classList.contains("md-preview-frame")) found.push(`${el.tagName} srcdoc`);
     }
     if (el.tagName === "SCRIPT" && !el.src && el.type !== "application/json") found.push("inline script");
-    if (["OBJECT", "EMBED"].includes(el.tagName) || (el.tagName === "BASE" && el.hasAttribute("href"))) found.push(el.tagName);
+    if (["OBJECT", "EMBED"].includes(el.tagName) || (el.tagName === "BASE" && el.hasAttribute("href")))
+      found.push(el.tagName);
     if (el.tagName === "META" && (el.httpEquiv || "").toLowerCase() === "refresh") found.push("meta refresh");
   }
   return found;

@@ -7,7 +7,12 @@ from tests.factories import make_entry, make_game
 
 pytestmark = pytest.mark.django_db
 
-PLACEHOLDERS = {"en": "Search the rules…", "de": "Regeln durchsuchen …", "pl": "Przeszukaj zasady…", "nl": "Regels doorzoeken…"}
+PLACEHOLDERS = {
+    "en": "Search the rules…",
+    "de": "Regeln durchsuchen …",
+    "pl": "Przeszukaj zasady…",
+    "nl": "Regels doorzoeken…",
+}
 
 
 def test_each_language_gets_its_own_chrome_and_each_page_its_own_form(client):

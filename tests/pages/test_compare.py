@@ -31,14 +31,19 @@ def test_both_versions_side_by_side_each_in_its_language(client, versions):
     assert response.status_code == HTTPStatus.OK
     assert '<html lang="en">' in html
     assert '<section class="parallel-column" aria-labelledby="column-' in html
-    assert html.index('lang="en">\n    <p class="parallel-language"') < html.index('lang="de">\n    <p class="parallel-language"')
+    english_column = html.index('lang="en">\n    <p class="parallel-language"')
+    german_column = html.index('lang="de">\n    <p class="parallel-language"')
+    assert english_column < german_column
     assert "<strong>owner</strong>" in html and "<strong>Besitzer</strong>" in html
     assert 'href="/de/games/crown-war/rules/besitz/" hreflang="de">Besitz</a>' in html
     # The other comparisons and the swapped one.
     assert 'href="/en/games/crown-war/rules/ownership/compare/pl/"' in html
     assert 'href="/en/games/crown-war/rules/besitz/compare/en/?content=de"' in html
     # hreflang alternates: the same page in every UI language.
-    assert '<link rel="alternate" hreflang="de" href="http://testserver/de/games/crown-war/rules/ownership/compare/de/">' in html
+    assert (
+        '<link rel="alternate" hreflang="de" href="http://testserver/de/games/crown-war/rules/ownership/compare/de/">'
+        in html
+    )
 
 
 def test_linked_from_the_other_languages_of_every_translated_entry(client, versions):
@@ -52,15 +57,21 @@ def test_linked_from_the_other_languages_of_every_translated_entry(client, versi
 def test_the_swapped_page_and_an_entry_not_in_the_ui_language(client, versions):
     response, html = get(client, "/en/games/crown-war/rules/besitz/compare/en/?content=de")
     assert response.status_code == HTTPStatus.OK
-    assert html.index('lang="de">\n    <p class="parallel-language"') < html.index('lang="en">\n    <p class="parallel-language"')
+    german_column = html.index('lang="de">\n    <p class="parallel-language"')
+    english_column = html.index('lang="en">\n    <p class="parallel-language"')
+    assert german_column < english_column
 
 
 def test_a_slug_in_two_languages_picks_the_one_asked_for(client):
     game = make_game(slug="tiles")
     english = make_entry(game=game, title="Mulligan", body="Redraw once.")
     french = make_entry(game=game, language="fr", title="Mulligan", body="Repiochez une fois.")
-    make_entry(game=game, language="de", title="Neu ziehen", body="Einmal neu.", translation_key=english.translation_key)
-    make_entry(game=game, language="de", title="Neu ziehen (fr)", body="Einmal (fr).", translation_key=french.translation_key)
+    make_entry(
+        game=game, language="de", title="Neu ziehen", body="Einmal neu.", translation_key=english.translation_key
+    )
+    make_entry(
+        game=game, language="de", title="Neu ziehen (fr)", body="Einmal (fr).", translation_key=french.translation_key
+    )
     assert english.slug == french.slug == "mulligan"
     html = client.get("/en/games/tiles/rules/mulligan/compare/de/").content.decode()
     assert "Redraw once." in html and "Einmal neu." in html
@@ -93,7 +104,8 @@ def test_drafts_are_never_compared(client, versions):
 
 def test_each_column_reads_as_corrected_with_its_own_switch(client, versions):
     fix = make_erratum(game=versions["game"], title="Owner fix", original_text="The **owner** of a card.",
-                       corrected_text="The **owner** of a card, until it leaves play.", affects=[versions["en"]])  # fmt: skip
+                       corrected_text="The **owner** of a card, until it leaves play.",
+                       affects=[versions["en"]])  # fmt: skip
     html = client.get("/en/games/crown-war/rules/ownership/compare/de/").content.decode()
     assert f'id="as-printed-{versions["en"].pk}"' in html and "until it leaves play" in html
     assert f'<li id="erratum-{fix.pk}" lang="en">' in html  # where the change's number leads

@@ -32,7 +32,7 @@ def test_without_asking_for_it_the_reader_gets_the_translation_in_their_language
     response = client.get(carte.url_in("en"))
 
     assert response.status_code == HTTPStatus.FOUND
-    assert response["Location"] == "/en/games/%s/rules/card/" % carte.game.slug
+    assert response["Location"] == f"/en/games/{carte.game.slug}/rules/card/"
 
 
 def test_the_sitemap_lists_an_address_that_answers_without_a_redirect(client, carte):

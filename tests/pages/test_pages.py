@@ -81,7 +81,12 @@ def test_every_page_renders_in_every_ui_language(client, world, language):
 
 @pytest.mark.parametrize(
     ("language", "not_found"),
-    [("en", "Page not found"), ("de", "Seite nicht gefunden"), ("pl", "Nie znaleziono strony"), ("nl", "Pagina niet gevonden")],
+    [
+        ("en", "Page not found"),
+        ("de", "Seite nicht gefunden"),
+        ("pl", "Nie znaleziono strony"),
+        ("nl", "Pagina niet gevonden"),
+    ],
 )
 def test_404_is_a_real_page_in_the_readers_language(client, language, not_found):
     response = client.get(f"/{language}/games/no-such-game/")
@@ -121,7 +126,8 @@ def test_entry_page_shows_body_references_errata_faq_source(client, world):
 
 def test_body_links_point_at_their_targets(client, world):
     html = client.get(f"/de/games/{world['game'].slug}/rules/spieler/").content.decode()
-    assert f'<a class="xref" href="/de/games/{world["game"].slug}/rules/{world["besitz"].slug}/">Besitz und Kontrolle</a>' in html
+    href = f"/de/games/{world['game'].slug}/rules/{world['besitz'].slug}/"
+    assert f'<a class="xref" href="{href}">Besitz und Kontrolle</a>' in html
 
 
 def test_language_switch_lands_on_the_translation(client, world):
@@ -201,7 +207,12 @@ def test_absurd_search_queries_never_fail(client, world, query):
 
 @pytest.mark.parametrize(
     ("language", "see_also", "glossary"),
-    [("en", "See also", "Glossary A–Z"), ("de", "Siehe auch", "Glossar A–Z"), ("pl", "Zobacz też", "Słowniczek A–Z"), ("nl", "Zie ook", "Woordenlijst A–Z")],
+    [
+        ("en", "See also", "Glossary A–Z"),
+        ("de", "Siehe auch", "Glossar A–Z"),
+        ("pl", "Zobacz też", "Słowniczek A–Z"),
+        ("nl", "Zie ook", "Woordenlijst A–Z"),
+    ],
 )
 def test_ui_is_translated(client, world, language, see_also, glossary):
     """A smoke test per catalogue: compiled, found through LOCALE_PATHS, and used."""

@@ -24,13 +24,19 @@ def build(n: int):
     source = make_source(game=game, title="Rulebook", kind=Source.Kind.RULEBOOK)
     deepest = None
     for chapter in range(1, n + 1):
-        top = make_entry(game=game, kind=Entry.Kind.SECTION, title=f"Chapter {chapter}", number=str(chapter), order=chapter * 100, source=source)
+        top = make_entry(
+            game=game, kind=Entry.Kind.SECTION, title=f"Chapter {chapter}", number=str(chapter),
+            order=chapter * 100, source=source,
+        )  # fmt: skip
         for rule in range(1, n + 1):
             sub = make_entry(
                 game=game, kind=Entry.Kind.SECTION, title=f"Rule {chapter}.{rule}", number=f"{chapter}.{rule}",
                 order=chapter * 100 + rule, parent=top, source=source, body=f"**{chapter}.{rule}a** A rule.",
             )  # fmt: skip
-        deep = make_entry(game=game, kind=Entry.Kind.SECTION, title=f"Deep {chapter}", number=f"{chapter}.{rule}a", parent=sub, order=chapter * 100 + 99, source=source)
+        deep = make_entry(
+            game=game, kind=Entry.Kind.SECTION, title=f"Deep {chapter}", number=f"{chapter}.{rule}a",
+            parent=sub, order=chapter * 100 + 99, source=source,
+        )  # fmt: skip
         deepest = deepest or deep  # the first chapter's: it has a next section
         make_erratum(game=game, title=f"Erratum {chapter}", affects=[top, sub])
         make_entry(game=game, title=f"Term {chapter}", body="A term.")

@@ -51,7 +51,9 @@ def assert_inert(html: str) -> None:
 def test_payloads_in_content_are_rendered_inert(client, payload):
     game = make_game(name=f"Game {payload}")
     entry = make_entry(game=game, title=f"T {payload}", body=f"Text {payload}", aliases=[payload], see_also=[payload])
-    make_erratum(game=game, title=f"E {payload}", corrected_text=payload, original_text=payload + " old", affects=[entry])
+    make_erratum(
+        game=game, title=f"E {payload}", corrected_text=payload, original_text=payload + " old", affects=[entry]
+    )
     make_question(game=game, question=f"Q {payload}?", answer=payload, related_entries=[entry])
     for url in [
         "/en/",

@@ -111,7 +111,9 @@ def test_stored_html_from_the_old_renderer_is_rendered_again(monkeypatch):
     monkeypatch.setattr(rendering, "RENDERER_VERSION", "1")
     old_fingerprint = rendering.fingerprint({"body": entry.body}, {})
     monkeypatch.undo()
-    Entry.objects.filter(pk=entry.pk).update(body_html="<p>Rule one.</p>\n<p>Use </p>", html_fingerprint=old_fingerprint)
+    Entry.objects.filter(pk=entry.pk).update(
+        body_html="<p>Rule one.</p>\n<p>Use </p>", html_fingerprint=old_fingerprint
+    )
 
     call_command("render_html", verbosity=0)
 

@@ -62,7 +62,9 @@ class TestRanking:
         assert titles(search("attack"))[0] == "Attack"
 
     def test_an_alias_counts_like_a_title(self, game):
-        make_entry(game=game, language="de", title="Du, Dein", aliases=["Du", "Dein"], body="Bezieht sich auf die Identität.")
+        make_entry(
+            game=game, language="de", title="Du, Dein", aliases=["Du", "Dein"], body="Bezieht sich auf die Identität."
+        )
         make_entry(game=game, language="de", title="Spieler", body="Dein Zug beginnt. Dein Held.")
         assert titles(search("dein", language="de"))[0] == "Du, Dein"
 
@@ -135,7 +137,10 @@ class TestIndexStaysCurrent:
     def test_an_import_is_searchable_at_once(self, game):
         from rules.importing import ImportOptions, import_document
 
-        import_document("Ambush\nAn ambush card enters play face down.\n", ImportOptions(game="heroes", language="en", kind="glossary"))
+        import_document(
+            "Ambush\nAn ambush card enters play face down.\n",
+            ImportOptions(game="heroes", language="en", kind="glossary"),
+        )
         assert titles(search("ambush")) == ["Ambush"]
 
     def test_a_json_export_imported_is_searchable_at_once(self, game):
@@ -161,7 +166,10 @@ class TestIndexStaysCurrent:
 class TestAbsurdQueries:
     @pytest.mark.parametrize(
         "query",
-        ["", "   ", "?!.,;:", '" OR 1=1 --', "'; DROP TABLE rules_entry; --", "NEAR(a b)", "a AND OR NOT", "*", "title:x", "\x00", "{title_terms}: x", "x:*A & !"],
+        [
+            "", "   ", "?!.,;:", '" OR 1=1 --', "'; DROP TABLE rules_entry; --", "NEAR(a b)", "a AND OR NOT", "*",
+            "title:x", "\x00", "{title_terms}: x", "x:*A & !",
+        ],  # fmt: skip
     )
     def test_never_an_error(self, game, query):
         make_entry(game=game, title="Attack", body="Declare it.")

@@ -18,7 +18,6 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import OperationalError
 
 from rules.database import is_database_busy
-
 from rules.importing import ImportOptions, ImportRulesError, import_document
 from rules.importing.pipeline import SourceInfo
 from rules.languages import CONTENT_LANGUAGE_CODES
@@ -29,7 +28,9 @@ class Command(BaseCommand):
     help = "Import a rules document (text, Markdown, PDF or JSON export) in one transaction."
 
     def add_arguments(self, parser):
-        parser.add_argument("path", help="The document: .txt, .md, .pdf or a rulesite .json export; - reads standard input.")
+        parser.add_argument(
+            "path", help="The document: .txt, .md, .pdf or a rulesite .json export; - reads standard input."
+        )
         parser.add_argument("--game", required=True, help="The game's slug.")
         parser.add_argument(
             "--language",
@@ -70,7 +71,11 @@ class Command(BaseCommand):
             game=options["game"],
             language=options["language"] or "",
             kind=options["kind"],
-            source=SourceInfo(title=options["source_title"] or Path(path).stem) if path != "-" or options["source_title"] else None,
+            source=(
+                SourceInfo(title=options["source_title"] or Path(path).stem)
+                if path != "-" or options["source_title"]
+                else None
+            ),
             page=options["page"],
             status=options["status"],
             game_name=options["game_name"],
@@ -126,7 +131,12 @@ def report_as_json(report) -> dict:
         "unchanged": report.unchanged,
         "deleted": report.deleted,
         "changes": [
-            {"type": o.type, "title": o.title, "slug": o.slug, "fields": {k: {"before": b, "after": a} for k, (b, a) in o.changes.items()}}
+            {
+                "type": o.type,
+                "title": o.title,
+                "slug": o.slug,
+                "fields": {k: {"before": b, "after": a} for k, (b, a) in o.changes.items()},
+            }
             for o in report.outcomes
             if o.action == "updated"
         ],
