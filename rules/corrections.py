@@ -58,7 +58,9 @@ from .bulk import update_rows
 from .querysets import Status
 from .references import WIKI_LINK
 
-VERSION = "2"  # 2: numbered rules keep their ids; raise when the stored output changes; ``manage.py render_html`` redoes all
+# Raise when the stored output changes; ``manage.py render_html`` redoes all.
+# 2: numbered rules keep their ids in the corrected text.
+VERSION = "2"
 START, END = "\ufdd0", "\ufdd1"
 SENTINELS = re.compile(f"[{START}{END}]")
 
