@@ -96,9 +96,9 @@ from ..models import RENDERED_FIELDS, Entry, Erratum, Game, Source
 from ..references import deferred_resolution, rebuild_cross_references, request_resolution
 from ..search.index import index_objects as index_for_search
 from ..text import strings_in, unstorable_character
-from .cleaning import Warning
 from .errors import ImportRulesError
-from .pipeline import ImportOptions, ImportReport, Outcome
+from .options import ImportOptions
+from .report import ImportReport, Outcome, Warning
 
 FORMAT = "rulesite-export"
 VERSION = 1

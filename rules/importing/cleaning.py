@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .crossrefs import match_cross_reference_line
 from .ligatures import repair_dropped_ligatures, repair_ligatures
+from .report import Repair, Warning
 from .vocabulary import is_foreign, is_own_language
 
 PAGE_NUMBER = re.compile(r"^\s*(?:\d{1,7}|\d{1,4}\s*/\s*\d{1,4}|[-–—]\s*\d{1,4}\s*[-–—])\s*$")
@@ -25,20 +26,6 @@ WHOLE_PARAGRAPH = 150
 class Line:
     number: int  # 1-based line number in the original document
     text: str
-
-
-@dataclass
-class Repair:
-    original: str
-    replacement: str
-    line: int | None = None
-    note: str = ""
-
-
-@dataclass
-class Warning:
-    line: int | None
-    message: str
 
 
 @dataclass

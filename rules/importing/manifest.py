@@ -5,8 +5,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ImportRulesError
-from .pipeline import ImportOptions, SourceInfo
-from .splitting import SectionOverride
+from .options import ImportOptions, SectionOverride, SourceInfo
 
 GAME_FIELDS = {"localized_names", "publisher", "year", "bgg_id"}
 

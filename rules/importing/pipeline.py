@@ -1,45 +1,17 @@
 """The whole import: text in, a report out; writes in one transaction or not at all."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from .cleaning import Repair, Warning, clean
 from ..languages import CONTENT_LANGUAGE_CODES
+from .cleaning import clean
 from .errors import ImportRulesError
+from .options import ImportOptions, SourceInfo
 from .reading import read_document
-from .splitting import KINDS, ParsedItem, SectionOverride, detect_kind, split_items
+from .report import ImportReport, Repair, Warning
+from .splitting import KINDS, ParsedItem, detect_kind, split_items
 from .structure import build_blocks, is_index_letter
 
-
-@dataclass
-class SourceInfo:
-    title: str
-    kind: str = "rules_reference"
-    version: str = ""
-    official: bool = True
-    url: str = ""
-    attribution: str = ""
-    # An existing source of that title keeps its details unless this is set (a manifest
-    # is the source's description; a command line or upload only names it).
-    update_existing: bool = False
-
-
-@dataclass
-class ImportOptions:
-    game: str  # slug
-    language: str
-    kind: str = "auto"  # glossary | rulebook | faq | auto
-    source: SourceInfo | None = None
-    page: str = ""
-    status: str = "published"  # for items the import creates; existing items keep theirs
-    game_name: str | None = None
-    game_details: dict = field(default_factory=dict)
-    overrides: dict[str, SectionOverride] = field(default_factory=dict)
-    leading_fragment_title: str | None = None
-    numbered_title: str = "{parent} {number}"
-    dry_run: bool = False
-    # Delete this source's items (same game and language) that the document no longer has.
-    prune: bool = False
-    user: object | None = None  # recorded as the author of the history versions
+__all__ = ["ImportOptions", "ImportReport", "Parsed", "SourceInfo", "import_document", "parse_document"]
 
 
 @dataclass
@@ -48,59 +20,6 @@ class Parsed:
     items: list[ParsedItem]
     repairs: list[Repair]
     warnings: list[Warning]
-
-
-@dataclass
-class Outcome:
-    """What the import did (or, in a dry run, would do) to one item."""
-
-    type: str  # entry | erratum | question
-    title: str
-    action: str  # created | updated | unchanged | deleted
-    slug: str = ""
-    # For "updated": field name → (before, after), both as text, for a reviewer's diff.
-    changes: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-
-@dataclass
-class ImportReport:
-    detected_kind: str
-    items: list[ParsedItem]
-    outcomes: list[Outcome] = field(default_factory=list)
-    repairs: list[Repair] = field(default_factory=list)
-    warnings: list[Warning] = field(default_factory=list)
-    dry_run: bool = False
-    input_format: str = "text"  # text | markdown | pdf | json
-
-    def _titles(self, action: str) -> list[str]:
-        return [outcome.title for outcome in self.outcomes if outcome.action == action]
-
-    @property
-    def created(self) -> list[str]:
-        return self._titles("created")
-
-    @property
-    def updated(self) -> list[str]:
-        return self._titles("updated")
-
-    @property
-    def unchanged(self) -> list[str]:
-        return self._titles("unchanged")
-
-    @property
-    def deleted(self) -> list[str]:
-        return self._titles("deleted")
-
-    def summary(self) -> str:
-        deleted = f", {len(self.deleted)} deleted" if self.deleted else ""
-        # The items the document holds: parsed ones, or (a JSON export) its rows.
-        count = len(self.items) or len([o for o in self.outcomes if o.action != "deleted"])
-        return (
-            f"{count} items ({self.detected_kind}): {len(self.created)} created, "
-            f"{len(self.updated)} updated, {len(self.unchanged)} unchanged{deleted}; "
-            f"{len(self.repairs)} repairs, {len(self.warnings)} warnings"
-            + (" (dry run: nothing written)" if self.dry_run else "")
-        )
 
 
 def parse_document(

@@ -92,8 +92,8 @@ from dataclasses import dataclass, field
 import ftfy
 from ftfy.badness import is_bad
 
-from .cleaning import Repair
 from .errors import ImportRulesError
+from .report import Repair
 from .vocabulary import KNOWN_LANGUAGES, zipf
 
 FORMATS = ("text", "markdown", "pdf", "json")

@@ -34,8 +34,7 @@ from ..models import Entry, Erratum, Game, Source
 from ..references import deferred_resolution, rebuild_cross_references, request_resolution, resolution_keys
 from ..search.index import index_objects as index_for_search
 from ..text import normalize_label, slugify_title
-from .cleaning import Warning
-from .pipeline import Outcome
+from .report import Outcome, Warning
 from .splitting import ParsedItem
 
 BATCH = 500
