@@ -6,7 +6,9 @@ from dataclasses import dataclass, field
 from .crossrefs import normalise_title, title_aliases
 from .options import SectionOverride
 from .report import Repair
-from .structure import Block, has_body, heading_style, names_a_faq, number_ancestors, outline
+from .structure.blocks import Block
+from .structure.markers import names_a_faq, number_ancestors
+from .structure.outline import has_body, heading_style, outline
 
 KINDS = ("glossary", "rulebook", "faq")
 
