@@ -3,13 +3,17 @@
 from dataclasses import dataclass
 
 from ..languages import CONTENT_LANGUAGE_CODES
+from ..models import Entry
+from .canonical import import_canonical
 from .cleaning import clean
+from .crossrefs import normalise_title
 from .errors import ImportRulesError
 from .options import ImportOptions, SourceInfo
 from .reading import read_document
 from .report import ImportReport, Repair, Warning
 from .splitting import KINDS, ParsedItem, detect_kind, split_items
 from .structure import build_blocks, is_index_letter
+from .writing import write_items
 
 __all__ = ["ImportOptions", "ImportReport", "Parsed", "SourceInfo", "import_document", "parse_document"]
 
@@ -93,9 +97,6 @@ def _shorten(text: str, limit: int = 60) -> str:
 def stored_names(game: str, language: str) -> frozenset[str]:
     """Titles and aliases of the game's entries in ``language`` already in the database,
     normalised as cross-reference labels are compared (one query; empty for a new game)."""
-    from ..models import Entry
-    from .crossrefs import normalise_title
-
     names: set[str] = set()
     for title, aliases in Entry.objects.filter(game__slug=game, language=language).values_list("title", "aliases"):
         names.add(normalise_title(title))
@@ -109,14 +110,10 @@ def import_document(data: bytes | str, options: ImportOptions, filename: str | N
     ``data`` is a file's bytes (format and encoding detected) or pasted text. A canonical
     JSON export is imported as it is, without the text pipeline.
     """
-    from .writing import write_items
-
     if isinstance(data, str):
         data = data.encode("utf-8")
     document = read_document(data, options.language, filename)
     if document.format == "json":
-        from .canonical import import_canonical
-
         report = import_canonical(document.text, options)
         report.repairs[:0] = document.repairs
         return report

@@ -19,8 +19,10 @@ What both importers promise, kept here once:
 * **Parents before children** (``parents_first``): new entries are inserted level by
   level, so a child's first version already has its parent; a parent chain that loops
   is the caller's to refuse (JSON) or cut (text) before writing.
-* **Derived data follows in bulk**, as ``save()`` would have made it: texts with ``\\n``
-  line ends, their HTML rendered as they are written (``rules.rendering``), the
+* **Texts are written as given** (the text pipeline has normalised them already; a JSON
+  export holds stored texts exactly).
+* **Derived data follows in bulk**, as ``save()`` would have made it: the texts' HTML
+  rendered as they are written (``rules.rendering``), the
   cross-reference rows of entries whose labels or body changed rebuilt (born resolved
   against the entries published before the import), the search index updated for every
   row written (bulk writes send no signals), and every game and language written to
@@ -62,7 +64,6 @@ from ..references import (
 )
 from ..rendering import render_fields, spec_for
 from ..search.index import index_objects
-from ..text import normalize_newlines
 from .report import ImportReport, Outcome
 
 BATCH = 500
@@ -212,8 +213,6 @@ class RowWriter:
     def write(self, game, type_: str, rows: list[Row]) -> None:
         """Create, update or leave alone each row; one outcome per row, in their order."""
         model = MODELS[type_]
-        for row in rows:
-            normalize_text_fields_of(model, row.values)
         new = [row for row in rows if row.obj is None]
         for level in _levels(new):
             objs = [
@@ -406,13 +405,6 @@ class RowWriter:
             index_objects(type_, objs)
         for game_id, language in sorted(self.languages):
             request_resolution(game_id, language)
-
-
-def normalize_text_fields_of(model, values: dict) -> None:
-    """Line ends as ``save()`` makes them (``\\n`` only), in the values about to be written."""
-    for name in spec_for(model).texts:
-        if isinstance(values.get(name), str):
-            values[name] = normalize_newlines(values[name])
 
 
 def _levels(rows: list[Row]) -> list[list[Row]]:
