@@ -17,6 +17,7 @@ Python-Markdown itself and are not touched; nh3 still sanitises everything after
 """
 
 import re
+import threading
 from collections.abc import Callable
 from xml.etree import ElementTree
 
@@ -107,16 +108,35 @@ class _RawHtmlAsTextExtension(markdown.Extension):
         md.postprocessors.register(_EscapeOtherMarkup(md), "raw_html", 30)  # replaces the default
 
 
+_local = threading.local()
+
+
+def _parser() -> markdown.Markdown:
+    """This thread's Markdown parser. Building one costs more than most texts take to
+    convert (an import renders thousands), so each thread keeps one and resets it
+    before every text: no reference, stashed HTML or link resolver carries over."""
+    md = getattr(_local, "parser", None)
+    if md is None:
+        md = markdown.Markdown(
+            extensions=["sane_lists", "tables", _WikiLinkExtension(None), _RawHtmlAsTextExtension()]
+        )
+        # "\<" is an escape, as in CommonMark: the importer writes it for a "<" in plain
+        # text ("\<b>" is the text "<b>"), which Python-Markdown would otherwise read as a
+        # backslash and then raw HTML (that the sanitiser drops with its content).
+        md.ESCAPED_CHARS = [*md.ESCAPED_CHARS, "<"]
+        _local.parser = md
+    return md
+
+
 def render_markdown(text: str, resolve: LinkResolver | None = None) -> SafeString:
     """Render Markdown and sanitise the result; ``[[Term]]`` links use ``resolve``."""
-    md = markdown.Markdown(
-        extensions=["sane_lists", "tables", _WikiLinkExtension(resolve), _RawHtmlAsTextExtension()]
-    )
-    # "\<" is an escape, as in CommonMark: the importer writes it for a "<" in plain
-    # text ("\<b>" is the text "<b>"), which Python-Markdown would otherwise read as a
-    # backslash and then raw HTML (that the sanitiser drops with its content).
-    md.ESCAPED_CHARS = [*md.ESCAPED_CHARS, "<"]
-    html = md.convert(text or "")
+    md = _parser()
+    links = md.inlinePatterns["wikilink"]
+    links.resolve = resolve
+    try:
+        html = md.reset().convert(text or "")
+    finally:
+        links.resolve = None
     clean = nh3.clean(
         html,
         tags=ALLOWED_TAGS,
