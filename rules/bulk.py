@@ -19,8 +19,13 @@ PLAIN_FIELDS = (
 )  # fmt: skip
 
 
-def insert_rows(model: type[models.Model], fields: Sequence[str], rows: Iterable[Sequence], batch_size: int = 2000) -> int:
-    """``INSERT INTO model (fields) VALUES …`` for each row; foreign keys by ``*_id``."""
+def insert_rows(
+    model: type[models.Model],
+    fields: Sequence[str],
+    rows: Iterable[Sequence],
+    batch_size: int = 1000,
+) -> int:
+    """``INSERT INTO model (fields) VALUES …`` for the rows; foreign keys by ``*_id``."""
     opts = model._meta
     columns = []
     for name in fields:
@@ -28,18 +33,24 @@ def insert_rows(model: type[models.Model], fields: Sequence[str], rows: Iterable
         if not isinstance(field, PLAIN_FIELDS):
             raise TypeError(f"{model.__name__}.{name} needs conversion; use bulk_create()")
         columns.append(connection.ops.quote_name(field.column))
-    sql = (
-        f"INSERT INTO {connection.ops.quote_name(opts.db_table)} ({', '.join(columns)}) "  # noqa: S608
-        f"VALUES ({', '.join(['%s'] * len(columns))})"
-    )
+    limit = connection.features.max_query_params or 65535  # PostgreSQL's protocol limit
+    per_statement = max(1, min(batch_size, limit // len(columns)))
+    head = f"INSERT INTO {connection.ops.quote_name(opts.db_table)} ({', '.join(columns)}) VALUES "  # noqa: S608
+    placeholder = f"({', '.join(['%s'] * len(columns))})"
     count, batch = 0, []
     with connection.cursor() as cursor:
         for row in rows:
             batch.append(tuple(row))
-            if len(batch) >= batch_size:
-                cursor.executemany(sql, batch)
-                count, batch = count + len(batch), []
+            if len(batch) >= per_statement:
+                count += _insert(cursor, head, placeholder, batch)
+                batch = []
         if batch:
-            cursor.executemany(sql, batch)
-            count += len(batch)
+            count += _insert(cursor, head, placeholder, batch)
     return count
+
+
+def _insert(cursor, head: str, placeholder: str, batch: list[tuple]) -> int:
+    """One ``INSERT`` of all the rows of ``batch``."""
+    values = [value for row in batch for value in row]
+    cursor.execute(head + ", ".join([placeholder] * len(batch)), values)
+    return len(batch)
