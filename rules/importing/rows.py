@@ -214,6 +214,8 @@ class RowWriter:
         """Create, update or leave alone each row; one outcome per row, in their order."""
         model = MODELS[type_]
         new = [row for row in rows if row.obj is None]
+        stored = [row for row in rows if row.obj is not None]
+        current = self._current_relations(model, [row for row in stored if row.relations is not None])
         for level in _levels(new):
             objs = [
                 model(game=game, language=row.language, slug=row.slug, **row.defaults, **row.wanted())
@@ -223,13 +225,10 @@ class RowWriter:
                 row.obj = obj
                 row.outcome = Outcome(type_, row.title, "created", row.slug)
 
-        current = self._current_relations(model, [row for row in rows if row not in new and row.relations is not None])
         updates: list[tuple[object, list[str]]] = []
         quiet: list = []
         relinked: list[Row] = [row for row in new if row.relations and any(row.relations.values())]
-        for row in rows:
-            if row.outcome is not None:  # created just now
-                continue
+        for row in stored:  # after the new rows: a parent may be one of them
             obj, values = row.obj, row.wanted()
             changes = changes_of(obj, values)
             for name, targets in (row.relations or {}).items():
