@@ -123,19 +123,28 @@ class Changes:
         if not rows:
             return
         table = connection.ops.quote_name(SearchWord._meta.db_table)
-        upsert = (
-            f"INSERT INTO {table} (language, field, folded, word, document_count) "  # noqa: S608
-            "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (language, field, folded) "
-            f"DO UPDATE SET document_count = {table}.document_count + excluded.document_count"
-        )
+
+        def upsert(count: int) -> str:
+            # Many rows per statement: one per row cost PostgreSQL a round trip per word
+            # (20,000 for a 10,000-entry import). The keys are distinct (``totals``), as a
+            # multi-row ON CONFLICT DO UPDATE needs.
+            return (
+                f"INSERT INTO {table} (language, field, folded, word, document_count) "  # noqa: S608
+                f"VALUES {', '.join(['(%s, %s, %s, %s, %s)'] * count)} "
+                "ON CONFLICT (language, field, folded) "
+                f"DO UPDATE SET document_count = {table}.document_count + excluded.document_count"
+            )
+
         emptied = [(language, field, folded) for language, field, folded, _, change in rows if change < 0]
         delete = (
             f"DELETE FROM {table} WHERE language = %s AND field = %s AND folded = %s "  # noqa: S608
             "AND document_count <= 0"
         )
+        per_statement = min(BATCH, (connection.features.max_query_params or 65535) // 5)
         with connection.cursor() as cursor:
-            for start in range(0, len(rows), BATCH):
-                cursor.executemany(upsert, rows[start : start + BATCH])
+            for start in range(0, len(rows), per_statement):
+                batch = rows[start : start + per_statement]
+                cursor.execute(upsert(len(batch)), [value for row in batch for value in row])
             for start in range(0, len(emptied), BATCH):
                 cursor.executemany(delete, emptied[start : start + BATCH])
 

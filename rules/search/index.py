@@ -110,11 +110,14 @@ def index_objects(item_type: str, items, ids: list[int] | None = None) -> None:
     ``ids`` are all the items concerned (default: the given ones), so that an item no
     longer in ``items`` (unpublished, deleted) loses its row too.
     """
-    items = list(items)
-    ids = ids if ids is not None else [item.pk for item in items]
+    by_id = {item.pk: item for item in items}
+    ids = ids if ids is not None else list(by_id)
     with _words() as vocabulary:
         for start in range(0, len(ids), BATCH):
-            _index_chunk(item_type, items, set(ids[start : start + BATCH]), vocabulary)
+            chunk = ids[start : start + BATCH]
+            # Each chunk's own items: not every item looked at for each chunk.
+            chunk_items = [by_id[pk] for pk in chunk if pk in by_id]
+            _index_chunk(item_type, chunk_items, set(chunk), vocabulary)
 
 
 def _index_chunk(item_type: str, items: list, chunk: set[int], vocabulary: fuzzy.Changes) -> None:
