@@ -84,6 +84,9 @@ from .markers import (
 from .wraps import Evidence, join_point, measure
 
 _PAGE_TAIL = re.compile(r"[\s.·…_\-]*\d{1,4}$")
+# A line whose first word starts a "contents" phrase: the few worth normalising.
+_CONTENTS_WORDS = sorted({re.escape(phrase.split()[0]) for phrase in SECTION_PHRASES["contents"]})
+_MAY_NAME_CONTENTS = re.compile(rf"^[\W_]*(?:{'|'.join(_CONTENTS_WORDS)})", re.IGNORECASE)
 _LEADER = re.compile(r"(?:[.·…_]\s*){3,}\d{1,4}$|\S\s{3,}\d{1,4}$")  # "Combat ........ 12"
 
 
@@ -814,7 +817,8 @@ def _drop_contents(lines: list[Line]) -> list[Line]:
         (
             i
             for i, line in enumerate(lines)
-            if line.text.strip() and normalise_title(line.text.strip("#*_ :")) in contents
+            if _MAY_NAME_CONTENTS.match(line.text)
+            and normalise_title(line.text.strip("#*_ :")) in contents
         ),
         None,
     )
