@@ -109,6 +109,21 @@ class _RawHtmlAsTextExtension(markdown.Extension):
 
 
 _local = threading.local()
+# What may make Python-Markdown do more than wrap paragraphs: a character that starts
+# inline markup or HTML anywhere (escapes, code, emphasis, links, raw HTML, entities,
+# tables), a line that could start a block (indented code, a heading, a quote, a list
+# item, a rule, a setext underline) and trailing spaces (a line break).
+_MAY_BE_MARKUP = re.compile(r"[\\`*_\[\]<>&|]|^[ #>+=\-0-9]| $", re.MULTILINE)
+_BLANK_LINES = re.compile(r"\n{2,}")
+
+
+def _paragraphs_only(text: str) -> str | None:
+    """Python-Markdown's HTML for a text that is nothing but paragraphs of plain words
+    (most imported bodies), made without parsing it; None for any other text.
+    ``tests/test_markdown.py`` holds it to Python-Markdown's output."""
+    if _MAY_BE_MARKUP.search(text) or not text.replace("\n", "").isprintable():
+        return None
+    return "\n".join(f"<p>{paragraph}</p>" for paragraph in _BLANK_LINES.split(text.strip("\n")) if paragraph)
 
 
 def _parser() -> markdown.Markdown:
@@ -130,13 +145,15 @@ def _parser() -> markdown.Markdown:
 
 def render_markdown(text: str, resolve: LinkResolver | None = None) -> SafeString:
     """Render Markdown and sanitise the result; ``[[Term]]`` links use ``resolve``."""
-    md = _parser()
-    links = md.inlinePatterns["wikilink"]
-    links.resolve = resolve
-    try:
-        html = md.reset().convert(text or "")
-    finally:
-        links.resolve = None
+    html = _paragraphs_only(text or "")
+    if html is None:
+        md = _parser()
+        links = md.inlinePatterns["wikilink"]
+        links.resolve = resolve
+        try:
+            html = md.reset().convert(text)
+        finally:
+            links.resolve = None
     clean = nh3.clean(
         html,
         tags=ALLOWED_TAGS,
