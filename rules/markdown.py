@@ -109,21 +109,40 @@ class _RawHtmlAsTextExtension(markdown.Extension):
 
 
 _local = threading.local()
-# What may make Python-Markdown do more than wrap paragraphs: a character that starts
-# inline markup or HTML anywhere (escapes, code, emphasis, links, raw HTML, entities,
-# tables), a line that could start a block (indented code, a heading, a quote, a list
-# item, a rule, a setext underline) and trailing spaces (a line break).
-_MAY_BE_MARKUP = re.compile(r"[\\`*_\[\]<>&|]|^[ #>+=\-0-9]| $", re.MULTILINE)
+# Plain blocks: text Python-Markdown would only wrap in paragraphs and simple lists. No
+# character that starts inline markup or HTML (escapes, code, emphasis, links, raw HTML,
+# entities, tables), no trailing spaces (a line break), nothing unprintable (tabs,
+# no-break spaces, controls), and no line that could start another block (indented code,
+# a heading, a quote, a list item, a rule, a setext underline) but "- " items.
+_MARKUP_CHARACTERS = re.compile(r"[\\`*_\[\]<>&|]| $", re.MULTILINE)
+_BLOCK_START = re.compile(r"[ #>+=\-0-9]")
 _BLANK_LINES = re.compile(r"\n{2,}")
 
 
-def _paragraphs_only(text: str) -> str | None:
-    """Python-Markdown's HTML for a text that is nothing but paragraphs of plain words
-    (most imported bodies), made without parsing it; None for any other text.
+def _plain_blocks(text: str) -> str | None:
+    """Python-Markdown's HTML for a text of plain paragraphs and tight "- " lists (most
+    imported bodies), made without parsing it; None for any other text.
     ``tests/test_markdown.py`` holds it to Python-Markdown's output."""
-    if _MAY_BE_MARKUP.search(text) or not text.replace("\n", "").isprintable():
+    if _MARKUP_CHARACTERS.search(text) or not text.replace("\n", "").isprintable():
         return None
-    return "\n".join(f"<p>{paragraph}</p>" for paragraph in _BLANK_LINES.split(text.strip("\n")) if paragraph)
+    if not text.strip("\n"):
+        return ""
+    html = []
+    after_list = False
+    for block in _BLANK_LINES.split(text.strip("\n")):
+        lines = block.split("\n")
+        if all(line.startswith("- ") for line in lines):
+            items = [line[2:] for line in lines]
+            if after_list or any(_BLOCK_START.match(item) for item in items):
+                return None  # two lists apart make one loose list; an item may hold a block
+            html.append("<ul>\n" + "\n".join(f"<li>{item}</li>" for item in items) + "\n</ul>")
+            after_list = True
+        elif any(_BLOCK_START.match(line) for line in lines):
+            return None
+        else:
+            html.append(f"<p>{block}</p>")
+            after_list = False
+    return "\n".join(html)
 
 
 def _parser() -> markdown.Markdown:
@@ -145,7 +164,7 @@ def _parser() -> markdown.Markdown:
 
 def render_markdown(text: str, resolve: LinkResolver | None = None) -> SafeString:
     """Render Markdown and sanitise the result; ``[[Term]]`` links use ``resolve``."""
-    html = _paragraphs_only(text or "")
+    html = _plain_blocks(text or "")
     if html is None:
         md = _parser()
         links = md.inlinePatterns["wikilink"]

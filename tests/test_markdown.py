@@ -5,7 +5,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.markdown import _paragraphs_only, _parser, render_markdown
+from rules.importing import ImportOptions, ImportRulesError, parse_document
+from rules.markdown import _parser, _plain_blocks, render_markdown
 
 
 def test_a_reference_definition_in_one_text_does_not_link_the_next():
@@ -32,7 +33,7 @@ def test_raw_html_set_aside_in_one_text_does_not_come_back_in_the_next():
     assert second == "<p>Plain text.</p>"
 
 
-# -- Plain paragraphs are not parsed, and come out exactly as Python-Markdown makes them --
+# -- Plain paragraphs and lists are not parsed, and come out as Python-Markdown makes them --
 
 ROOT = Path(__file__).resolve().parents[1]
 # Letters of the content languages, punctuation, digits, spaces and line breaks, and every
@@ -45,6 +46,40 @@ ALPHABET = (
     + ".,;:!?'\"()/%€-–—•…"
     + "\\`*_[]<>&|#=+~^{}\t\xa0"
 )
+# How a line may start: plain, a list item, or something that starts another block.
+LINE_STARTS = [
+    "",
+    "",
+    "",
+    "- ",
+    "- ",
+    "-  ",
+    "-",
+    "1. ",
+    "2) ",
+    "# ",
+    "> ",
+    "  ",
+    "    ",
+    "+ ",
+    "- - ",
+    "- 1. ",
+    "=",
+]
+WORDS = [
+    "Play",
+    "a card,",
+    "then draw.",
+    "Exhaust it",
+    "(once)",
+    "€2",
+    "–",
+    "Spieler-",
+    "und",
+    "ß",
+    "---",
+    "*",
+]
 
 
 def parsed(text: str) -> str:
@@ -53,40 +88,63 @@ def parsed(text: str) -> str:
 
 @settings(max_examples=1500, deadline=None)
 @given(st.text(alphabet=ALPHABET, max_size=120))
-def test_plain_paragraphs_come_out_as_python_markdown_makes_them(text):
-    fast = _paragraphs_only(text)
+def test_any_text_the_fast_path_takes_comes_out_as_python_markdown_makes_it(text):
+    fast = _plain_blocks(text)
     if fast is not None:
         assert fast == parsed(text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(
     st.lists(
-        st.sampled_from(
-            ["Play", "a card,", "then draw.", "Exhaust it", "(once)", "€2", "–", "\n", "\n\n"]
+        st.tuples(
+            st.sampled_from(LINE_STARTS),
+            st.lists(st.sampled_from(WORDS), min_size=1, max_size=6),
+            st.sampled_from(["\n", "\n", "\n\n", "\n\n\n"]),
         ),
-        max_size=40,
+        max_size=12,
     )
 )
-def test_plain_sentences_take_the_fast_path_and_match(words):
-    text = " ".join(words).replace(" \n", "\n").replace("\n ", "\n").strip(" ")
-    fast = _paragraphs_only(text)
-    assert fast is not None
-    assert fast == parsed(text)
+def test_paragraphs_and_lists_come_out_as_python_markdown_makes_them(lines):
+    text = "".join(start + " ".join(words) + end for start, words, end in lines)
+    fast = _plain_blocks(text)
+    if fast is not None:
+        assert fast == parsed(text)
 
 
-def test_the_paragraphs_of_real_rules_texts_render_the_same_either_way():
+def test_a_paragraph_and_a_list_take_the_fast_path():
+    text = "Choose one:\n\n- Draw a card.\n- Exhaust a character.\n\nThen pass."
+    assert _plain_blocks(text) == parsed(text)
+    assert render_markdown(text) == (
+        "<p>Choose one:</p>\n<ul>\n<li>Draw a card.</li>\n<li>Exhaust a character.</li>\n</ul>\n"
+        "<p>Then pass.</p>"
+    )
+
+
+def test_the_texts_the_importer_writes_render_the_same_either_way():
+    """Every body the importer makes of the test documents, and the paragraphs of the
+    documents as written."""
     documents = [
         *(ROOT / "rules" / "demo").glob("*.txt"),
         *(ROOT / "tests" / "importing" / "documents").rglob("*.txt"),
+        *(ROOT / "tests" / "importing" / "documents").rglob("*.md"),
     ]
-    taken = 0
+    texts = []
     for path in documents:
-        paragraphs = path.read_text(encoding="utf-8").split("\n\n")
-        for start in range(len(paragraphs)):
-            text = "\n\n".join(paragraphs[start : start + 3])
-            fast = _paragraphs_only(text)
-            if fast is not None:
-                taken += 1
-                assert fast == parsed(text), (path.name, text)
-    assert taken > 100  # the fast path is taken by real texts, not only by generated ones
+        raw = path.read_text(encoding="utf-8")
+        language = path.name[:2] if path.name[2:3] == "_" else "en"
+        options = ImportOptions(game="g", language=language)
+        try:
+            items = parse_document(raw, options, markdown=path.suffix == ".md").items
+        except ImportRulesError:
+            items = []
+        texts += [item.body for item in items]
+        paragraphs = raw.split("\n\n")
+        texts += ["\n\n".join(paragraphs[start : start + 3]) for start in range(len(paragraphs))]
+    taken = 0
+    for text in texts:
+        fast = _plain_blocks(text)
+        if fast is not None:
+            taken += 1
+            assert fast == parsed(text), text
+    assert taken > 200  # the fast path serves real texts, not only generated ones
