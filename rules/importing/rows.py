@@ -163,7 +163,12 @@ def changes_of(obj, values: dict) -> dict[str, tuple[str, str]]:
 
 @contextmanager
 def row_writer(
-    report: ImportReport, *, reason: str, user=None, quiet: Iterable[str] = (), dry_run: bool = False
+    report: ImportReport,
+    *,
+    reason: str,
+    user=None,
+    quiet: Iterable[str] = (),
+    dry_run: bool = False,
 ) -> Iterator["RowWriter"]:
     """One import's transaction and its writer: everything or nothing is written, the
     derived data is brought up to date at the end, and a dry run is rolled back."""
@@ -188,7 +193,18 @@ class RowWriter:
 
     # -- single rows: a game, a source ---------------------------------------------------
 
-    def save_one(self, type_: str, model, obj, identity: dict, values: dict, title: str, slug: str = "", *, report: bool = True):
+    def save_one(
+        self,
+        type_: str,
+        model,
+        obj,
+        identity: dict,
+        values: dict,
+        title: str,
+        slug: str = "",
+        *,
+        report: bool = True,
+    ):
         """Create or update one row with ``save()``, once and only if something changed."""
         if obj is None:
             obj = model(**identity, **values)
@@ -215,10 +231,14 @@ class RowWriter:
         model = MODELS[type_]
         new = [row for row in rows if row.obj is None]
         stored = [row for row in rows if row.obj is not None]
-        current = self._current_relations(model, [row for row in stored if row.relations is not None])
+        current = self._current_relations(
+            model, [row for row in stored if row.relations is not None]
+        )
         for level in _levels(new):
             objs = [
-                model(game=game, language=row.language, slug=row.slug, **row.defaults, **row.wanted())
+                model(
+                    game=game, language=row.language, slug=row.slug, **row.defaults, **row.wanted()
+                )
                 for row in level
             ]
             for row, obj in zip(level, self._create(model, objs), strict=True):
@@ -234,7 +254,10 @@ class RowWriter:
             for name, targets in (row.relations or {}).items():
                 before = current.get((name, obj.pk), {})
                 if set(before) != {entry.pk for entry in targets}:
-                    changes[name] = (as_text(sorted(before.values())), as_text(sorted(e.slug for e in targets)))
+                    changes[name] = (
+                        as_text(sorted(before.values())),
+                        as_text(sorted(e.slug for e in targets)),
+                    )
                     relinked.append(row)
             content = {name: change for name, change in changes.items() if name not in self.quiet}
             fields = [name for name in changes if name in values]
@@ -296,7 +319,12 @@ class RowWriter:
                 self.references.append(obj)
             objs.append(obj)
         bulk_update_with_history(
-            objs, model, sorted(fields), batch_size=BATCH, default_change_reason=self.reason, default_user=self.user
+            objs,
+            model,
+            sorted(fields),
+            batch_size=BATCH,
+            default_change_reason=self.reason,
+            default_user=self.user,
         )
         self._written(model, objs)
 
@@ -317,8 +345,12 @@ class RowWriter:
             through = m2m.remote_field.through
             own, other = m2m.m2m_field_name(), m2m.m2m_reverse_name()
             for start in range(0, len(ids), BATCH):
-                links = through._default_manager.filter(**{f"{own}__in": ids[start : start + BATCH]})
-                for pk, entry_id, slug in links.values_list(own, other, f"{m2m.m2m_reverse_field_name()}__slug"):
+                links = through._default_manager.filter(
+                    **{f"{own}__in": ids[start : start + BATCH]}
+                )
+                for pk, entry_id, slug in links.values_list(
+                    own, other, f"{m2m.m2m_reverse_field_name()}__slug"
+                ):
                     found[(name, pk)][entry_id] = slug
         return found
 
@@ -335,7 +367,9 @@ class RowWriter:
             own, other = m2m.m2m_column_name(), m2m.m2m_reverse_name()
             ids = [row.obj.pk for row in rows if name in row.relations]
             for start in range(0, len(ids), BATCH):
-                through._default_manager.filter(**{f"{m2m.m2m_field_name()}__in": ids[start : start + BATCH]}).delete()
+                through._default_manager.filter(
+                    **{f"{m2m.m2m_field_name()}__in": ids[start : start + BATCH]}
+                ).delete()
             through._default_manager.bulk_create(
                 [
                     through(**{own: row.obj.pk, other: entry.pk})
@@ -369,10 +403,16 @@ class RowWriter:
             record_model = history.__dict__[m2m.name].model
             own, other = get_m2m_field_name(m2m), get_m2m_reverse_field_name(m2m)
             record_model._default_manager.filter(history_id__in=list(latest.values())).delete()
-            links = through._default_manager.filter(**{f"{own}_id__in": ids}).values_list("pk", f"{own}_id", f"{other}_id")
+            links = through._default_manager.filter(**{f"{own}_id__in": ids}).values_list(
+                "pk", f"{own}_id", f"{other}_id"
+            )
             record_model._default_manager.bulk_create(
                 [
-                    record_model(history_id=latest[pk], id=link_id, **{f"{own}_id": pk, f"{other}_id": entry_id})
+                    record_model(
+                        history_id=latest[pk],
+                        id=link_id,
+                        **{f"{own}_id": pk, f"{other}_id": entry_id},
+                    )
                     for link_id, pk, entry_id in links
                     if pk in latest
                 ],

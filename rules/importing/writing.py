@@ -47,7 +47,11 @@ BODY_FIELD = {"entry": "body", "erratum": "corrected_text", "question": "answer"
 
 def write_items(items: list[ParsedItem], options: ImportOptions, report: ImportReport) -> None:
     with row_writer(
-        report, reason=import_reason(options), user=options.user, quiet=QUIET_FIELDS, dry_run=options.dry_run
+        report,
+        reason=import_reason(options),
+        user=options.user,
+        quiet=QUIET_FIELDS,
+        dry_run=options.dry_run,
     ) as writer:
         game = _game(writer, options)
         source = _source(writer, game, options)
@@ -71,7 +75,9 @@ def write_items(items: list[ParsedItem], options: ImportOptions, report: ImportR
 class _Document:
     """One document's items as rows of its game and language."""
 
-    def __init__(self, game: Game, source: Source | None, options: ImportOptions, report: ImportReport):
+    def __init__(
+        self, game: Game, source: Source | None, options: ImportOptions, report: ImportReport
+    ):
         self.game, self.source, self.options, self.report = game, source, options, report
         self.kept: dict[str, set[str]] = defaultdict(set)  # type → slugs in the document
         self.stored: dict[str, dict] = {}  # type → slug → stored row
@@ -83,7 +89,10 @@ class _Document:
             slug, counter = f"{base}-{counter}", counter + 1
         if slug != base:
             self.report.warnings.append(
-                Warning(item.line, f"a second item titled {item.title!r}: imported separately as {slug!r}")
+                Warning(
+                    item.line,
+                    f"a second item titled {item.title!r}: imported separately as {slug!r}",
+                )
             )
         self.kept[item.type].add(slug)
         return slug
@@ -104,14 +113,21 @@ class _Document:
                 "is_fragment": item.is_fragment,
             }
         if item.type == "erratum":
-            return {"title": item.title, "corrected_text": item.body, "kind": item.erratum_kind, **common}
+            return {
+                "title": item.title,
+                "corrected_text": item.body,
+                "kind": item.erratum_kind,
+                **common,
+            }
         return {"question": item.title, "answer": item.body, "topic": item.topic, **common}
 
     def rows(self, items: list[ParsedItem]) -> dict[str, list[Row]]:
         """Rows by type, in document order, matched to the stored rows by slug."""
         language = self.options.language
         for type_, model in MODELS.items():
-            self.stored[type_] = {obj.slug: obj for obj in model.objects.filter(game=self.game, language=language)}
+            self.stored[type_] = {
+                obj.slug: obj for obj in model.objects.filter(game=self.game, language=language)
+            }
         rows: dict[str, list[Row]] = defaultdict(list)
         for order, item in enumerate(items):
             slug = self._slug(item)
@@ -137,14 +153,20 @@ class _Document:
         title or question is kept whole as the first paragraph of the body."""
         body_field = BODY_FIELD[row.type]
         for name, value in list(row.values.items()):
-            limit = getattr(model._meta.get_field(name), "max_length", None) if isinstance(value, str) else None
+            limit = (
+                getattr(model._meta.get_field(name), "max_length", None)
+                if isinstance(value, str)
+                else None
+            )
             if limit is None or len(value) <= limit:
                 continue
             short = value[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
             row.values[name] = short
             if name in ("title", "question"):
                 row.values[body_field] = f"{value}\n\n{row.values[body_field]}".strip()
-            self.report.warnings.append(Warning(row.item.line, f"{name} shortened to {limit} characters: {short!r}"))
+            self.report.warnings.append(
+                Warning(row.item.line, f"{name} shortened to {limit} characters: {short!r}")
+            )
 
     def _parents(self, rows: list[Row]) -> None:
         """Each entry's parent: a row of this document (``Row.parent``), else a stored
@@ -176,7 +198,9 @@ class _Document:
             parent = by_title.get(normalize_label(row.item.parent))
             if parent is None:
                 self.report.warnings.append(
-                    Warning(row.item.line, f"{row.item.title!r}: no parent section {row.item.parent!r}")
+                    Warning(
+                        row.item.line, f"{row.item.title!r}: no parent section {row.item.parent!r}"
+                    )
                 )
             row.values["parent"] = parent
 
@@ -206,7 +230,9 @@ class _Document:
             for label in labels:
                 entry = by_name.get(normalize_label(label))
                 if entry is None:
-                    self.report.warnings.append(Warning(item.line, f"{item.title!r}: no entry {label!r} {verb}"))
+                    self.report.warnings.append(
+                        Warning(item.line, f"{item.title!r}: no entry {label!r} {verb}")
+                    )
                 else:
                     wanted[entry.pk] = entry
             row.relations = {relation: list(wanted.values())}
@@ -216,9 +242,11 @@ class _Document:
         for type_ in DELETE_ORDER:
             if type_ not in MODELS:
                 continue
-            stale = MODELS[type_].objects.filter(
-                game=self.game, language=self.options.language, source=self.source
-            ).exclude(slug__in=self.kept[type_])
+            stale = (
+                MODELS[type_]
+                .objects.filter(game=self.game, language=self.options.language, source=self.source)
+                .exclude(slug__in=self.kept[type_])
+            )
             writer.delete(type_, stale, attrgetter("question" if type_ == "question" else "title"))
 
 
@@ -234,9 +262,13 @@ def _game(writer: RowWriter, options: ImportOptions) -> Game:
     game = Game.objects.filter(slug=options.game).first()
     details = dict(options.game_details)
     if game is None and not options.game_name:
-        raise ImportRulesError(f"unknown game {options.game!r}: give its name (--game-name) to create it")
+        raise ImportRulesError(
+            f"unknown game {options.game!r}: give its name (--game-name) to create it"
+        )
     values = {"name": options.game_name, **details} if options.game_name else details
-    return writer.save_one("game", Game, game, {"slug": options.game}, values, options.game_name or "", report=False)
+    return writer.save_one(
+        "game", Game, game, {"slug": options.game}, values, options.game_name or "", report=False
+    )
 
 
 def _source(writer: RowWriter, game: Game, options: ImportOptions) -> Source | None:

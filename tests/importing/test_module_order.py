@@ -61,7 +61,9 @@ def imported(path: Path) -> set[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package[: len(package) - (node.level - 1)] if node.level > 1 else list(package)
+                base = (
+                    package[: len(package) - (node.level - 1)] if node.level > 1 else list(package)
+                )
                 if node.level - 1 > len(package):
                     continue  # above rules.importing: rules' own modules
                 target = [*base, *(node.module.split(".") if node.module else [])]
@@ -100,6 +102,11 @@ def test_rules_models_and_querysets_never_import_faq():
     for name in ("models.py", "querysets.py"):
         tree = ast.parse((ROOT / "rules" / name).read_text(encoding="utf-8"))
         modules = [
-            alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
         ] + [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
-        assert not [module for module in modules if module == "faq" or module.startswith("faq.")], name
+        assert not [module for module in modules if module == "faq" or module.startswith("faq.")], (
+            name
+        )

@@ -52,22 +52,31 @@ def import_canonical(text: str, options: ImportOptions) -> ImportReport:
     report = ImportReport("canonical", [], dry_run=options.dry_run, input_format="json")
     try:
         plan = validate(payload, options)
-        with row_writer(report, reason=CHANGE_REASON, user=options.user, dry_run=options.dry_run) as writer:
+        with row_writer(
+            report, reason=CHANGE_REASON, user=options.user, dry_run=options.dry_run
+        ) as writer:
             existing = Existing.load(Game.objects.filter(slug=plan.game["slug"]).first())
             check_references(plan, existing, options.prune)  # still before any write
             _write(writer, plan, existing, options)
     except Invalid as error:
-        raise ImportRulesError(error.message, line=line_of(text.lstrip("\ufeff"), error.path)) from None
+        raise ImportRulesError(
+            error.message, line=line_of(text.lstrip("\ufeff"), error.path)
+        ) from None
 
     if plan.skipped:
         total = sum(plan.skipped.values())
         languages = ", ".join(f"{language}: {n}" for language, n in sorted(plan.skipped.items()))
         report.warnings.insert(
             0,
-            Warning(None, f"skipped {total} item{'s' if total != 1 else ''} in other languages ({languages})"),
+            Warning(
+                None,
+                f"skipped {total} item{'s' if total != 1 else ''} in other languages ({languages})",
+            ),
         )
     if plan.scope and not any(plan.items.values()):
-        report.warnings.append(Warning(None, f"the export has no {', '.join(sorted(plan.scope))} content"))
+        report.warnings.append(
+            Warning(None, f"the export has no {', '.join(sorted(plan.scope))} content")
+        )
     return report
 
 
@@ -88,9 +97,18 @@ class Existing:
         return cls(
             game,
             {(s.language, s.title): s for s in Source.objects.filter(game=game)},
-            {(e.language, e.slug): e for e in Entry.objects.filter(game=game).select_related("parent", "source")},
-            {(e.language, e.slug): e for e in Erratum.objects.filter(game=game).select_related("source")},
-            {(q.language, q.slug): q for q in Question.objects.filter(game=game).select_related("source")},
+            {
+                (e.language, e.slug): e
+                for e in Entry.objects.filter(game=game).select_related("parent", "source")
+            },
+            {
+                (e.language, e.slug): e
+                for e in Erratum.objects.filter(game=game).select_related("source")
+            },
+            {
+                (q.language, q.slug): q
+                for q in Question.objects.filter(game=game).select_related("source")
+            },
         )
 
     def rows(self, section: str) -> dict:
@@ -100,11 +118,15 @@ class Existing:
 def _write(writer: RowWriter, plan: Plan, existing: Existing, options: ImportOptions) -> None:
     game_values = {name: value for name, value in plan.game.items() if name != "slug"}
     slug = plan.game["slug"]
-    game = writer.save_one("game", Game, existing.game, {"slug": slug}, game_values, plan.game["name"], slug)
+    game = writer.save_one(
+        "game", Game, existing.game, {"slug": slug}, game_values, plan.game["name"], slug
+    )
 
     sources: dict[tuple[str, str], Source] = dict(existing.sources)
     for item in plan.items["sources"]:
-        values = {name: value for name, value in item.values.items() if name not in ("language", "title")}
+        values = {
+            name: value for name, value in item.values.items() if name not in ("language", "title")
+        }
         identity = {"game": game, "language": item.language, "title": item.key}
         sources[item.ident] = writer.save_one(
             "source", Source, existing.sources.get(item.ident), identity, values, item.key
@@ -117,7 +139,9 @@ def _write(writer: RowWriter, plan: Plan, existing: Existing, options: ImportOpt
         return row.obj if row is not None else existing.entries[key]
 
     def row_of(section: str, item: Item) -> Row:
-        values = {name: value for name, value in item.values.items() if name not in ("language", "slug")}
+        values = {
+            name: value for name, value in item.values.items() if name not in ("language", "slug")
+        }
         row = Row(
             SECTIONS[section].type,
             item.values[SECTIONS[section].title],
@@ -162,6 +186,16 @@ def _prune(writer: RowWriter, plan: Plan, existing: Existing) -> None:
     for name in ("questions", "errata", "entries", "sources"):
         section = SECTIONS[name]
         keep = plan.keys(name)
-        doomed = [obj for key, obj in existing.rows(name).items() if plan.in_scope(key[0]) and key not in keep]
-        doomed.sort(key=lambda obj, section=section: (obj.language, getattr(obj, "order", 0), getattr(obj, section.key)))
+        doomed = [
+            obj
+            for key, obj in existing.rows(name).items()
+            if plan.in_scope(key[0]) and key not in keep
+        ]
+        doomed.sort(
+            key=lambda obj, section=section: (
+                obj.language,
+                getattr(obj, "order", 0),
+                getattr(obj, section.key),
+            )
+        )
         writer.delete(section.type, doomed, attrgetter(section.title))
