@@ -53,5 +53,7 @@ def read_manifest(path: Path) -> list[ManifestDocument]:
             )
             documents.append(ManifestDocument(path.parent / doc["file"], options))
         except (KeyError, TypeError) as error:
-            raise ImportRulesError(f"manifest {path.name}, document {number}: missing or bad field {error}") from error
+            raise ImportRulesError(
+                f"manifest {path.name}, document {number}: missing or bad field {error}"
+            ) from error
     return documents

@@ -15,7 +15,14 @@ from .splitting import KINDS, ParsedItem, detect_kind, split_items
 from .structure import build_blocks, is_index_letter
 from .writing import write_items
 
-__all__ = ["ImportOptions", "ImportReport", "Parsed", "SourceInfo", "import_document", "parse_document"]
+__all__ = [
+    "ImportOptions",
+    "ImportReport",
+    "Parsed",
+    "SourceInfo",
+    "import_document",
+    "parse_document",
+]
 
 
 @dataclass
@@ -27,18 +34,26 @@ class Parsed:
 
 
 def parse_document(
-    text: str, options: ImportOptions, *, markdown: bool = False, known: frozenset[str] | set[str] = frozenset()
+    text: str,
+    options: ImportOptions,
+    *,
+    markdown: bool = False,
+    known: frozenset[str] | set[str] = frozenset(),
 ) -> Parsed:
     """``known``: the normalised titles and aliases of the game's stored entries in this
     language, which cross-reference labels may name (``stored_names``)."""
     if options.kind not in (*KINDS, "auto"):
-        raise ImportRulesError(f"unknown kind {options.kind!r}; use one of {', '.join((*KINDS, 'auto'))}")
+        raise ImportRulesError(
+            f"unknown kind {options.kind!r}; use one of {', '.join((*KINDS, 'auto'))}"
+        )
     if not text.strip():
         raise ImportRulesError("the document is empty")
     cleaned = clean(text, options.language)
     blocks = build_blocks(cleaned.lines, options.language, markdown=markdown, known=known)
     if not blocks:
-        raise ImportRulesError("no rules text found after cleaning (only page furniture or website text)")
+        raise ImportRulesError(
+            "no rules text found after cleaning (only page furniture or website text)"
+        )
     kind = detect_kind(blocks) if options.kind == "auto" else options.kind
     repairs = list(cleaned.repairs)
     items = split_items(
@@ -52,7 +67,11 @@ def parse_document(
     warnings = list(cleaned.warnings)
     for item in items:
         if item.is_fragment:
-            warnings.append(Warning(item.line, f"text before the first heading kept as a fragment: {item.title!r}"))
+            warnings.append(
+                Warning(
+                    item.line, f"text before the first heading kept as a fragment: {item.title!r}"
+                )
+            )
     warnings.extend(_after_the_last_entry(blocks, kind, items))
     return Parsed(kind, items, repairs, warnings)
 
@@ -69,7 +88,8 @@ def _after_the_last_entry(blocks, kind: str, items) -> list[Warning]:
         return []
     last_heading = max((i for i, block in enumerate(blocks) if block.type == "heading"), default=-1)
     closing = max(
-        (i for i, block in enumerate(blocks) if block.type == "crossref" and i > last_heading), default=None
+        (i for i, block in enumerate(blocks) if block.type == "crossref" and i > last_heading),
+        default=None,
     )
     title = items[-1].title
     if closing is None:
@@ -77,7 +97,13 @@ def _after_the_last_entry(blocks, kind: str, items) -> list[Warning]:
         # (structure keeps it): say where it went.
         last = blocks[-1] if blocks else None
         if last is not None and last.type == "paragraph" and is_index_letter(last.text):
-            return [Warning(last.line, f"a lone {last.text.strip()!r} after the last entry, kept at the end of {title!r}")]
+            return [
+                Warning(
+                    last.line,
+                    f"a lone {last.text.strip()!r} after the last entry, "
+                    f"kept at the end of {title!r}",
+                )
+            ]
         return []
     return [
         Warning(
@@ -98,13 +124,17 @@ def stored_names(game: str, language: str) -> frozenset[str]:
     """Titles and aliases of the game's entries in ``language`` already in the database,
     normalised as cross-reference labels are compared (one query; empty for a new game)."""
     names: set[str] = set()
-    for title, aliases in Entry.objects.filter(game__slug=game, language=language).values_list("title", "aliases"):
+    for title, aliases in Entry.objects.filter(game__slug=game, language=language).values_list(
+        "title", "aliases"
+    ):
         names.add(normalise_title(title))
         names.update(normalise_title(alias) for alias in aliases or () if isinstance(alias, str))
     return frozenset(names)
 
 
-def import_document(data: bytes | str, options: ImportOptions, filename: str | None = None) -> ImportReport:
+def import_document(
+    data: bytes | str, options: ImportOptions, filename: str | None = None
+) -> ImportReport:
     """Read, parse and write one document. Raises ImportRulesError for input it cannot read.
 
     ``data`` is a file's bytes (format and encoding detected) or pasted text. A canonical
@@ -121,12 +151,18 @@ def import_document(data: bytes | str, options: ImportOptions, filename: str | N
         raise ImportRulesError(
             f"say which language the document is in (one of {', '.join(CONTENT_LANGUAGE_CODES)})"
             if not options.language
-            else f"unknown language {options.language!r}; use one of {', '.join(CONTENT_LANGUAGE_CODES)}"
+            else f"unknown language {options.language!r}; "
+            f"use one of {', '.join(CONTENT_LANGUAGE_CODES)}"
         )
     if len(options.page) > 32:
-        raise ImportRulesError(f"the page {options.page[:40]!r}… is too long (32 characters at most)")
+        raise ImportRulesError(
+            f"the page {options.page[:40]!r}… is too long (32 characters at most)"
+        )
     parsed = parse_document(
-        document.text, options, markdown=document.format == "markdown", known=stored_names(options.game, options.language)
+        document.text,
+        options,
+        markdown=document.format == "markdown",
+        known=stored_names(options.game, options.language),
     )
     report = ImportReport(
         parsed.detected_kind,

@@ -23,6 +23,7 @@ def export_game(game: Game, language: str | None = None) -> str:
     """
     if language is not None and language not in CONTENT_LANGUAGE_CODES:
         raise ValueError(f"unknown content language {language!r}")
+
     def scoped(queryset):
         queryset = queryset.filter(game=game)
         return queryset.filter(language=language) if language else queryset
@@ -30,7 +31,9 @@ def export_game(game: Game, language: str | None = None) -> str:
     sources = scoped(Source.objects.all())
     entries = scoped(Entry.objects.all()).select_related("parent", "source")
     errata = scoped(Erratum.objects.all()).select_related("source").prefetch_related("affects")
-    questions = scoped(Question.objects.all()).select_related("source").prefetch_related("related_entries")
+    questions = (
+        scoped(Question.objects.all()).select_related("source").prefetch_related("related_entries")
+    )
 
     def source_ref(item):
         source = item.source
@@ -147,4 +150,3 @@ def _ordered(rows) -> list[dict]:
 
 def _ref_sort_key(ref) -> tuple:
     return (0, "", ref) if isinstance(ref, str) else (1, ref["language"], ref["slug"])
-

@@ -87,7 +87,9 @@ NOT_EXPORTED = frozenset(
     {"id", "game", "created_at", "updated_at", "body_checked_at", "moderators"}
     | {name for fields in RENDERED_FIELDS.values() for name in fields}
 )
-TOP_LEVEL_KEYS = ("format", "version", "language", "game", "sources", "entries", "errata", "questions")
+TOP_LEVEL_KEYS = (
+    "format", "version", "language", "game", "sources", "entries", "errata", "questions",
+)
 
 
 @dataclass

@@ -33,7 +33,9 @@ def load(text: str):
     try:
         return json.loads(text.lstrip("\ufeff"))
     except json.JSONDecodeError as error:
-        raise ImportRulesError(f"not valid JSON: {error.msg} (column {error.colno})", line=error.lineno) from None
+        raise ImportRulesError(
+            f"not valid JSON: {error.msg} (column {error.colno})", line=error.lineno
+        ) from None
     except RecursionError:
         raise ImportRulesError("not valid JSON: nested too deeply") from None
 
@@ -45,7 +47,6 @@ class Invalid(Exception):
         super().__init__(message)
 
 
-
 @dataclass
 class Item:
     section: Section
@@ -53,7 +54,8 @@ class Item:
     language: str
     key: str
     values: dict  # model field → cleaned value, for the fields the item has (no references)
-    refs: dict  # parent/source → (language, key) or None; affects/related_entries → [(language, slug)]
+    # parent/source → (language, key) or None; affects/related_entries → [(language, slug)]
+    refs: dict
     label: str  # how errors name it: entries[12] (slug "draw-step")
 
     @property
@@ -195,7 +197,9 @@ def _clean_ref(value, language: str, key: str, path: tuple, name: str) -> tuple[
             raise Invalid(f"{name}: unknown language {ref_language!r}", path)
     else:
         what = "an entry slug" if key == "slug" else "a source title"
-        raise Invalid(f'{name} must be {what} or {{"language": …, "{key}": …}}, not {_json_type(value)}', path)
+        raise Invalid(
+            f'{name} must be {what} or {{"language": …, "{key}": …}}, not {_json_type(value)}', path
+        )
     if not isinstance(ref_key, str) or not ref_key:
         raise Invalid(f"{name}: the {key} must be a non-empty string", path)
     return (ref_language, ref_key)
@@ -213,7 +217,9 @@ def _check_object(value, allowed, required, path: tuple, what: str) -> None:
         )
     missing = [name for name in allowed if name in required and name not in value]
     if missing:
-        raise Invalid(f"missing required field{'s' if len(missing) > 1 else ''} {', '.join(missing)}", path)
+        raise Invalid(
+            f"missing required field{'s' if len(missing) > 1 else ''} {', '.join(missing)}", path
+        )
 
 
 def _item_label(section: Section, index: int, raw) -> str:
@@ -226,7 +232,9 @@ def _item_label(section: Section, index: int, raw) -> str:
 def _clean_item(section: Section, index: int, raw) -> Item:
     path = (section.name, index)
     _check_object(raw, section.fields, section.required, path, "each item")
-    language = _clean_value(section.model, "language", "language", raw["language"], path + ("language",))
+    language = _clean_value(
+        section.model, "language", "language", raw["language"], path + ("language",)
+    )
     values, refs = {}, {}
     for name, check in section.fields.items():
         if name not in raw:
@@ -236,10 +244,14 @@ def _clean_item(section: Section, index: int, raw) -> Item:
         if check == "entry_ref":
             refs[name] = None if value is None else _clean_ref(value, language, "slug", where, name)
         elif check == "source_ref":
-            refs[name] = None if value is None else _clean_ref(value, language, "title", where, name)
+            refs[name] = (
+                None if value is None else _clean_ref(value, language, "title", where, name)
+            )
         elif check == "entry_refs":
             if not isinstance(value, list):
-                raise Invalid(f"{name} must be an array of entry slugs, not {_json_type(value)}", where)
+                raise Invalid(
+                    f"{name} must be an array of entry slugs, not {_json_type(value)}", where
+                )
             refs[name] = [_clean_ref(v, language, "slug", where, name) for v in value]
         else:
             values[name] = _clean_value(section.model, name, check, value, where)
@@ -251,11 +263,13 @@ def validate(payload, options: ImportOptions) -> Plan:
     _check_object(payload, TOP_LEVEL_KEYS, {"format", "version", "game"}, (), "the export")
     if payload["format"] != FORMAT:
         raise Invalid(
-            f'not a rulesite export: "format" is {json.dumps(payload["format"])}, not "{FORMAT}"', ("format",)
+            f'not a rulesite export: "format" is {json.dumps(payload["format"])}, not "{FORMAT}"',
+            ("format",),
         )
     if payload["version"] != VERSION or isinstance(payload["version"], bool):
         raise Invalid(
-            f"unsupported export version {json.dumps(payload['version'])}; this site reads version {VERSION}",
+            f"unsupported export version {json.dumps(payload['version'])}; "
+            f"this site reads version {VERSION}",
             ("version",),
         )
     export_language = payload.get("language")
@@ -278,14 +292,16 @@ def validate(payload, options: ImportOptions) -> Plan:
     if options.game and options.game != game["slug"]:
         raise Invalid(
             f'the export is of game "{game["slug"]}", not "{options.game}"; '
-            f'import it with --game {game["slug"]} or export the right game',
+            f"import it with --game {game['slug']} or export the right game",
             ("game", "slug"),
         )
 
     wanted = options.language or None
     if wanted is not None:
         if wanted not in CONTENT_LANGUAGE_CODES:
-            raise ImportRulesError(f"unknown language {wanted!r}; use one of {', '.join(CONTENT_LANGUAGE_CODES)}")
+            raise ImportRulesError(
+                f"unknown language {wanted!r}; use one of {', '.join(CONTENT_LANGUAGE_CODES)}"
+            )
         if export_language is not None and export_language != wanted:
             raise Invalid(
                 f'the export holds only "{export_language}" content; nothing in it is "{wanted}"',
@@ -310,12 +326,14 @@ def validate(payload, options: ImportOptions) -> Plan:
             item.label = label
             if export_language is not None and item.language != export_language:
                 raise Invalid(
-                    f'{label}: language "{item.language}" in an export of "{export_language}" content only',
+                    f'{label}: language "{item.language}" in an export of '
+                    f'"{export_language}" content only',
                     item.path("language"),
                 )
             if item.ident in seen:
                 raise Invalid(
-                    f"{label}: {section.name}[{seen[item.ident]}] has the same language and {section.key}",
+                    f"{label}: {section.name}[{seen[item.ident]}] has the same language "
+                    f"and {section.key}",
                     item.path(section.key),
                 )
             seen[item.ident] = index
@@ -339,7 +357,9 @@ def check_references(plan: Plan, existing, prune: bool) -> None:
             return
         what = "entry" if section == "entries" else "source"
         key_name = "slug" if section == "entries" else "title"
-        shown = f'{what} {key_name} "{ref[1]}"' + ("" if ref[0] == item.language else f' (language "{ref[0]}")')
+        shown = f'{what} {key_name} "{ref[1]}"' + (
+            "" if ref[0] == item.language else f' (language "{ref[0]}")'
+        )
         if not plan.in_scope(ref[0]):
             where = f'the import leaves out "{ref[0]}" and the database has no such {what}'
         elif prune and ref in existing.rows(section):
@@ -433,4 +453,3 @@ def line_of(text: str, path: tuple) -> int | None:
             return text.count("\n", 0, offset) + 1
         path = path[:-1]
     return None
-

@@ -148,7 +148,11 @@ def _ends_mid_phrase(text: str) -> bool:
 
 
 def build_blocks(
-    lines: list[Line], language: str, *, markdown: bool = False, known: frozenset[str] | set[str] = frozenset()
+    lines: list[Line],
+    language: str,
+    *,
+    markdown: bool = False,
+    known: frozenset[str] | set[str] = frozenset(),
 ) -> list[Block]:
     """``known``: normalised titles and aliases of the game's entries already stored, which
     cross-reference labels may name besides the document's own headings."""
@@ -185,7 +189,9 @@ def _split_trailing_cross_references(blocks: list[Block]) -> list[Block]:
     out: list[Block] = []
     for block in blocks:
         out.append(block)
-        if block.type not in ("bullet", "numbered", "paragraph") or block.text.startswith(("```", "~~~", "|", ">")):
+        if block.type not in ("bullet", "numbered", "paragraph") or block.text.startswith(
+            ("```", "~~~", "|", ">")
+        ):
             continue
         found = split_trailing_cross_reference(block.text)
         if found is not None:
@@ -428,7 +434,9 @@ class _Builder:
         if current is not None and current.type == "heading" and not current.question:
             target = match_redirect_line(stripped)
             if target is not None and match_cross_reference_line(stripped) is None:
-                self.add(Block("crossref", target, number, last_raw=stripped, markdown=md, redirect=True))
+                self.add(
+                    Block("crossref", target, number, last_raw=stripped, markdown=md, redirect=True)
+                )
                 self.list_context, self.block_ended = "", True
                 return
 

@@ -22,17 +22,21 @@ MARKERS = {
     "en": {
         "question": ["q", "question"],
         "answer": ["a", "answer"],
-        "errata": ["errata", "erratum", "corrections", "correction", "card errata", "rulebook errata"],
+        "errata": ["errata", "erratum", "corrections", "correction", "card errata",
+                   "rulebook errata"],
         "clarifications": ["clarifications", "clarification", "rules clarifications"],
-        "questions": ["faq", "faqs", "frequently asked questions", "questions", "questions and answers", "q&a", "rules questions"],
+        "questions": ["faq", "faqs", "frequently asked questions", "questions",
+                      "questions and answers", "q&a", "rules questions"],
         "contents": ["contents", "table of contents"],
     },
     "de": {
         "question": ["f", "frage"],
         "answer": ["a", "antwort"],
         "errata": ["errata", "erratum", "korrekturen", "korrektur", "berichtigungen"],
-        "clarifications": ["klarstellungen", "klarstellung", "regelklarstellungen", "präzisierungen"],
-        "questions": ["faq", "fragen", "häufig gestellte fragen", "häufige fragen", "fragen und antworten", "regelfragen"],
+        "clarifications": ["klarstellungen", "klarstellung", "regelklarstellungen",
+                           "präzisierungen"],
+        "questions": ["faq", "fragen", "häufig gestellte fragen", "häufige fragen",
+                      "fragen und antworten", "regelfragen"],
         "contents": ["inhalt", "inhaltsverzeichnis"],
     },
     "pl": {
@@ -40,7 +44,8 @@ MARKERS = {
         "answer": ["o", "odpowiedź"],
         "errata": ["errata", "erraty", "korekty", "errata i korekty", "poprawki", "sprostowania"],
         "clarifications": ["wyjaśnienia", "wyjaśnienia zasad", "doprecyzowania"],
-        "questions": ["faq", "pytania", "pytania i odpowiedzi", "najczęściej zadawane pytania", "często zadawane pytania"],
+        "questions": ["faq", "pytania", "pytania i odpowiedzi", "najczęściej zadawane pytania",
+                      "często zadawane pytania"],
         "contents": ["spis treści"],
     },
     "nl": {
@@ -80,15 +85,20 @@ ELLIPSIS = ("...", "…")
 # fmt: off
 CONNECTORS = {
     "and", "or", "of", "the", "a", "an", "from", "in", "on", "to", "for", "with", "by", "at",
-    "und", "oder", "des", "der", "die", "das", "dem", "den", "im", "von", "zu", "zum", "zur", "mit", "auf",
+    "und", "oder", "des", "der", "die", "das", "dem", "den", "im", "von", "zu", "zum", "zur",
+    "mit", "auf",
     "i", "oraz", "lub", "w", "z", "na", "do", "od",
     "en", "van", "het", "de", "een", "op", "met", "voor",
     "et", "ou", "le", "la", "les", "du", "y", "o", "el", "los", "las",
 }
 # fmt: on
-# Words after "Spieler- " that show the hyphen is an elided compound ("Spieler- und Begegnungskarten").
+# Words after "Spieler- " that show the hyphen is an elided compound
+# ("Spieler- und Begegnungskarten").
 # fmt: off
-HYPHEN_CONJUNCTIONS = {"und", "oder", "bzw", "sowie", "and", "or", "en", "of", "i", "oraz", "lub", "albo", "et", "ou", "y", "o"}
+HYPHEN_CONJUNCTIONS = {
+    "und", "oder", "bzw", "sowie", "and", "or", "en", "of", "i", "oraz", "lub", "albo", "et",
+    "ou", "y", "o",
+}
 # fmt: on
 
 _UPPER = "A-ZÀ-ÞĄĆĘŁŃÓŚŹŻ"

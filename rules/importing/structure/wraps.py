@@ -129,7 +129,10 @@ def hyphen_decision(head: str, tail: str, language: str, evidence: Evidence | No
 
 
 # fmt: off
-_DUTCH_VOWEL_CLASH = {"aa", "ae", "ai", "au", "ee", "ei", "eu", "ie", "oo", "oe", "oi", "ou", "ui", "uu", "ea", "eo", "ia", "io", "oa"}
+_DUTCH_VOWEL_CLASH = {
+    "aa", "ae", "ai", "au", "ee", "ei", "eu", "ie", "oo", "oe", "oi", "ou", "ui", "uu", "ea",
+    "eo", "ia", "io", "oa",
+}
 # fmt: on
 
 
