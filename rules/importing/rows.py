@@ -22,11 +22,12 @@ What both importers promise, kept here once:
 * **Texts are written as given** (the text pipeline has normalised them already; a JSON
   export holds stored texts exactly).
 * **Derived data follows in bulk**, as ``save()`` would have made it: the texts' HTML
-  rendered as they are written (``rules.rendering``), the
-  cross-reference rows of entries whose labels or body changed rebuilt (born resolved
-  against the entries published before the import), the search index updated for every
-  row written (bulk writes send no signals), and every game and language written to
-  resolved once at the end.
+  rendered as they are written (``rules.rendering``; a ``[[link]]`` to an entry this
+  import creates is rendered again by the resolution at the end), the cross-reference
+  rows of entries whose labels or body changed rebuilt, born resolved against the
+  entries as they are once written, the search index updated for every row written
+  (bulk writes send no signals), and every game and language written to resolved once
+  at the end.
 * **Pruning** (``delete``) deletes row by row: each gets its "deleted" version with the
   reason, and the signals take it out of the search index and the resolution.
 
@@ -258,7 +259,8 @@ class RowWriter:
                         as_text(sorted(before.values())),
                         as_text(sorted(e.slug for e in targets)),
                     )
-                    relinked.append(row)
+            if changes.keys() & (row.relations or {}).keys():
+                relinked.append(row)
             content = {name: change for name, change in changes.items() if name not in self.quiet}
             fields = [name for name in changes if name in values]
             for name in fields:
@@ -398,14 +400,19 @@ class RowWriter:
                 .values_list("id", "latest")
             )
             latest.update(rows)
+        versions = list(latest.values())
         for m2m in m2m_fields:
             through = getattr(model, m2m.name).through
             record_model = history.__dict__[m2m.name].model
             own, other = get_m2m_field_name(m2m), get_m2m_reverse_field_name(m2m)
-            record_model._default_manager.filter(history_id__in=list(latest.values())).delete()
-            links = through._default_manager.filter(**{f"{own}_id__in": ids}).values_list(
-                "pk", f"{own}_id", f"{other}_id"
-            )
+            links = []
+            for start in range(0, len(ids), BATCH):
+                record_model._default_manager.filter(
+                    history_id__in=versions[start : start + BATCH]
+                ).delete()
+                links += through._default_manager.filter(
+                    **{f"{own}_id__in": ids[start : start + BATCH]}
+                ).values_list("pk", f"{own}_id", f"{other}_id")
             record_model._default_manager.bulk_create(
                 [
                     record_model(
