@@ -2,11 +2,17 @@
 
 ``bulk_create()`` compiles every value of every instance through the ORM's expression
 machinery; for the tens of thousands of derived rows of a large import (cross-references,
-suggestion keys) that took longer than the database took to store them. Here one
-parameterised ``INSERT`` runs through ``executemany``: standard SQL that SQLite and
-PostgreSQL run alike, every value a query parameter. Only for rows whose values need no
-conversion (numbers, text, booleans, NULL) and that no signal or history must see:
-derived tables, rebuilt from the truth they mirror.
+suggestion keys) that took longer than the database took to store them. Only for rows
+whose values need no conversion (numbers, text, booleans, NULL) and that no signal or
+history must see: derived tables, rebuilt from the truth they mirror.
+
+* **PostgreSQL**: ``COPY … FROM STDIN`` (psycopg's ``copy``), the bulk path PostgreSQL
+  is made for (measured here: 30,000 cross-reference rows in 0.15 s, where multi-row
+  ``INSERT``s took 0.7 s; one ``INSERT`` per row took about 4 s for the 25,000 of a
+  10,000-entry import). ``COPY`` fires the tables' triggers as an ``INSERT`` does (the
+  content version, ``rules.content_version``).
+* **SQLite**: ``INSERT … VALUES (…), (…), …``, as many rows per statement as it takes
+  parameters (999), every value a query parameter.
 """
 
 from collections.abc import Iterable, Sequence
@@ -33,9 +39,12 @@ def insert_rows(
         if not isinstance(field, PLAIN_FIELDS):
             raise TypeError(f"{model.__name__}.{name} needs conversion; use bulk_create()")
         columns.append(connection.ops.quote_name(field.column))
-    limit = connection.features.max_query_params or 65535  # PostgreSQL's protocol limit
+    table = connection.ops.quote_name(opts.db_table)
+    if connection.vendor == "postgresql":
+        return _copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN", rows)
+    limit = connection.features.max_query_params or 65535
     per_statement = max(1, min(batch_size, limit // len(columns)))
-    head = f"INSERT INTO {connection.ops.quote_name(opts.db_table)} ({', '.join(columns)}) VALUES "  # noqa: S608
+    head = f"INSERT INTO {table} ({', '.join(columns)}) VALUES "  # noqa: S608
     placeholder = f"({', '.join(['%s'] * len(columns))})"
     count, batch = 0, []
     with connection.cursor() as cursor:
@@ -54,3 +63,13 @@ def _insert(cursor, head: str, placeholder: str, batch: list[tuple]) -> int:
     values = [value for row in batch for value in row]
     cursor.execute(head + ", ".join([placeholder] * len(batch)), values)
     return len(batch)
+
+
+def _copy(statement: str, rows: Iterable[Sequence]) -> int:
+    """``COPY … FROM STDIN`` of the rows (PostgreSQL)."""
+    count = 0
+    with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+        for row in rows:
+            copy.write_row(row)
+            count += 1
+    return count
