@@ -73,3 +73,34 @@ def _copy(statement: str, rows: Iterable[Sequence]) -> int:
             copy.write_row(row)
             count += 1
     return count
+
+
+def update_rows(model: type[models.Model], fields: Sequence[str], rows: Iterable[Sequence], batch_size: int = 2000) -> int:
+    """``UPDATE model SET field = … WHERE id = …`` for each ``(pk, value, …)`` row.
+
+    One parameterised statement through ``executemany``, each value prepared by its
+    field as a save would (``get_db_prep_save``: JSON encoded, for instance), where
+    ``bulk_update()`` builds a ``CASE`` expression per value through the ORM, which for
+    the 10,000 rows of a large import took seconds. Like ``insert_rows``: for derived
+    columns that no signal or history must see.
+    """
+    opts = model._meta
+    columns = [opts.get_field(name) for name in fields]
+    assignments = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in columns)
+    sql = (
+        f"UPDATE {connection.ops.quote_name(opts.db_table)} SET {assignments} "  # noqa: S608
+        f"WHERE {connection.ops.quote_name(opts.pk.column)} = %s"
+    )
+    count, batch = 0, []
+    with connection.cursor() as cursor:
+        for pk, *values in rows:
+            batch.append(
+                (*(field.get_db_prep_save(value, connection) for field, value in zip(columns, values, strict=True)), pk)
+            )
+            if len(batch) >= batch_size:
+                cursor.executemany(sql, batch)
+                count, batch = count + len(batch), []
+        if batch:
+            cursor.executemany(sql, batch)
+            count += len(batch)
+    return count

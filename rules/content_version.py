@@ -25,6 +25,10 @@ Decisions:
   (deadlock). Code that locks content rows with ``select_for_update`` before writing
   calls ``lock_for_writing()`` first for the same reason. SQLite has one writer at a
   time anyway.
+- **A rebuilt table loses its triggers.** SQLite makes some schema changes (adding a
+  column with a non-constant default, altering a column) by copying the table, which
+  drops its triggers: such a migration watches the table again (as 0008 does), and
+  ``tests/test_response_cache.py`` writes to every watched table to check.
 - **Not a model.** The table is made by migration 0005 and read with one plain
   ``SELECT``; Django's ``flush`` (between tests) does not know it, so never empties it.
 """

@@ -3,10 +3,10 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
 
+from .collation import sort_by_title
 from .languages import CONTENT_LANGUAGES
 from .models import Game
 from .search import MAX_QUERY_LENGTH
-from .text import fold_diacritics
 
 # The most pages of results we page through (20 a page): enough for any real reader, and a
 # bound on how much a crafted ?page= can make the engine rank.
@@ -52,7 +52,7 @@ class SearchForm(forms.Form):
         super().__init__(*args, **kwargs)
         ui_language = translation.get_language()
         # Published games by their name in the reader's language, sorted as a reader would.
-        self.games = sorted(Game.objects.published(), key=lambda g: fold_diacritics(g.name_in(ui_language)).lower())
+        self.games = sort_by_title(Game.objects.published(), ui_language, title=lambda g: g.name_in(ui_language))
         self.fields["game"].choices = [("", _("All games")), *((g.slug, g.name_in(ui_language)) for g in self.games)]
 
     def clean_q(self):

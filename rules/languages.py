@@ -41,3 +41,16 @@ def ui_language_for(content_language: str | None) -> str:
     """The UI language an item's own page uses: its language, or the default one when
     the UI does not speak it (French content is shown with the English UI)."""
     return content_language if content_language in UI_LANGUAGES else settings.LANGUAGE_CODE
+
+
+# OpenGraph's og:locale is language_TERRITORY; the territory where most readers of each
+# language live (a link preview uses it to pick the reader's language).
+OPENGRAPH_LOCALES = {
+    "en": "en_US",
+    "de": "de_DE",
+    "pl": "pl_PL",
+    "nl": "nl_NL",
+    "fr": "fr_FR",
+    "es": "es_ES",
+    "it": "it_IT",
+}

@@ -1,11 +1,13 @@
 """Games, sources, glossary entries and rule sections, cross-references and errata."""
 
 import uuid
+from functools import lru_cache
 
 from django.conf import settings
 from django.db import models, transaction
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone, translation
+from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
@@ -17,7 +19,7 @@ CONTENT_PARAMETER = "content"  # ?content=fr: this entry's own version, not the 
 
 # Stored HTML (rules.rendering): derived from the texts, so kept out of their history.
 RENDERED_FIELDS = {
-    "entry": ["body_html", "html_fingerprint"],
+    "entry": ["body_html", "html_fingerprint", "relations", "relations_fingerprint"],
     "erratum": ["corrected_html", "diff_html", "html_fingerprint"],
     "question": ["answer_html", "html_fingerprint"],
 }
@@ -105,6 +107,13 @@ class Game(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("rules:game", kwargs={"game": self.slug})
 
+    def delete(self, *args, **kwargs):
+        """Delete with everything in it, resolving links once rather than per entry."""
+        from .references import deferred_resolution
+
+        with transaction.atomic(), deferred_resolution():
+            return super().delete(*args, **kwargs)
+
     def save(self, *args, **kwargs) -> None:
         """Save; a new slug moves every stored link into the game (``rules.rendering``)."""
         from .rendering import refresh_game
@@ -185,6 +194,10 @@ class Entry(models.Model):
     # The body rendered when written (rules.rendering), and what it was rendered from.
     body_html = models.TextField(blank=True, editable=False)
     html_fingerprint = models.CharField(max_length=32, blank=True, editable=False)
+    # What the entry's page and JSON show of other items (rules.relations), kept up to
+    # date when anything is written, and a hash of it.
+    relations = models.JSONField(default=dict, blank=True, editable=False)
+    relations_fingerprint = models.CharField(max_length=32, blank=True, editable=False)
     see_also = models.JSONField(
         _("see also"),
         default=list,
@@ -307,14 +320,8 @@ class Entry(models.Model):
             game_id=self.game_id, language=self.language, old_slug=stored["slug"], defaults={"entry": self}
         )
 
-    def delete(self, *args, **kwargs):
-        from .references import request_resolution
-
-        game_id, language = self.game_id, self.language
-        with transaction.atomic():
-            result = super().delete(*args, **kwargs)
-            request_resolution(game_id, language)
-        return result
+    # Deleting an entry resolves its game's links again through a post_delete signal
+    # (rules.relations), which the admin's bulk delete sends too.
 
     @property
     def names(self) -> list[str]:
@@ -329,10 +336,12 @@ class Entry(models.Model):
     def is_published(self) -> bool:
         return self.status == Status.PUBLISHED
 
-    @property
-    def see_also_references(self) -> list["CrossReference"]:
-        """The see-also labels' references, in order (``with_page_relations()`` loaded)."""
-        return [ref for ref in self.page_references if not ref.in_body]
+    @cached_property
+    def related(self):
+        """What the entry shows of other items, stored with it (``rules.relations``)."""
+        from .relations import EntryRelations
+
+        return EntryRelations(self)
 
     @property
     def display_title(self) -> str:
@@ -357,20 +366,18 @@ class Entry(models.Model):
         with translation.override(ui_language):
             return self.get_absolute_url()
 
-    def translations(self):
-        """The published versions of this entry in other languages."""
-        return (
-            Entry.objects.published()
-            .filter(translation_key=self.translation_key)
-            .exclude(pk=self.pk)
-            .select_related("game")
-            .order_by("language")
-        )
-
 
 def entry_url_template(game_slug: str) -> str:
     """``Entry.get_absolute_url`` (the active UI language) as a template with ``{slug}``:
-    one ``reverse()`` for a whole list of entries, where a game page has hundreds."""
+    one ``reverse()`` for a whole list of entries, where a game page has hundreds, and
+    none at all once a process has made it (an entry page needs one per UI language)."""
+    return _entry_url_template(game_slug, translation.get_language(), get_script_prefix(), get_urlconf())
+
+
+@lru_cache(maxsize=2048)
+def _entry_url_template(game_slug: str, language: str, script_prefix: str, urlconf) -> str:
+    # Keyed by everything reverse() reads besides the URLconf's patterns, which do not
+    # change while a process runs.
     return reverse("rules:entry", kwargs={"game": game_slug, "slug": "SLUG"}).replace("/SLUG/", "/{slug}/")
 
 

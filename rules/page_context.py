@@ -1,16 +1,15 @@
 """Context shared by the public pages of rules and faq (one place, so they agree)."""
 
 from dataclasses import dataclass
-from itertools import groupby
 
 from django.conf import settings
 from django.shortcuts import get_object_or_404
 from django.urls import translate_url
 from django.utils import translation
 
+from .collation import letter_groups
 from .languages import native_name
 from .models import Entry, Game, entry_url_template
-from .text import fold_diacritics
 
 
 def game_context(game_slug: str) -> dict:
@@ -49,12 +48,11 @@ class EntryListItem:
         return f"{self.number}. {self.title}" if self.number and not self.title.endswith(self.number) else self.title
 
 
-def _sort_key(title: str) -> str:
-    return fold_diacritics(title).lstrip("\"'“„ ")
-
-
 def game_contents(game, language: str) -> dict:
     """A game page's lists: the glossary A–Z by letter and the tree of rule sections.
+
+    The glossary is in the alphabetical order of its language, under the letters of
+    that language's index (``rules.collation``: Polish Ł after L, German Ä under A).
 
     One query of the few columns the lists show (no bodies, no model instances), and
     one ``reverse()`` for every link: a glossary has hundreds of entries.
@@ -71,11 +69,7 @@ def game_contents(game, language: str) -> dict:
     for *fields, slug, kind in rows:
         item = EntryListItem(*fields, url=url.format(slug=slug))
         (sections if kind == Entry.Kind.SECTION else glossary).append(item)
-    glossary.sort(key=lambda item: _sort_key(item.title))
-    letters = [
-        (letter, list(group))
-        for letter, group in groupby(glossary, key=lambda item: (_sort_key(item.title)[:1] or "#").upper())
-    ]
+    letters = letter_groups(glossary, language)
     section_ids = {section.pk for section in sections}
     by_parent: dict[int | None, list[EntryListItem]] = {}
     for section in sections:  # in document order
@@ -87,41 +81,43 @@ def game_contents(game, language: str) -> dict:
     }
 
 
-def entry_page_context(request, entry, translations: list | None = None) -> dict:
-    """Everything the entry page shows about ``entry`` (loaded ``with_page_relations()``).
+def entry_page_context(request, entry) -> dict:
+    """Everything the entry page shows about ``entry`` (loaded ``for_page()``): the entry
+    and what it stores of other items (``Entry.related``), no query of its own.
 
     One builder for the public page and the moderators' preview of a draft
     (``rules.admin.preview``), so the preview is the page a reader will get.
-    ``translations`` saves the query when the caller has already loaded them.
     """
     ui_language = translation.get_language()
-    game = entry.game
-    if translations is None:
-        translations = list(entry.translations())
+    game, related = entry.game, entry.related
+    versions = {t.language: t.slug for t in related.translations}
     alternates = []
     for code, _name in settings.LANGUAGES:
-        version = entry if entry.language == code else next((t for t in translations if t.language == code), entry)
-        alternates.append((code, request.build_absolute_uri(version.url_in(code))))
-
-    referenced_by = {ref.entry_id: ref.entry for ref in entry.page_referrers if ref.entry_id != entry.pk}
+        # The entry's own version in that language if it has one, else this entry.
+        slug = entry.slug if entry.language == code else versions.get(code, entry.slug)
+        alternates.append((code, request.build_absolute_uri(entry_url_in(game.slug, slug, code))))
     return {
         "game": game,
         "game_name": game.name_in(entry.language),
         "entry": entry,
         "content_language": entry.language,
         "content_missing": entry.language != ui_language,
-        "see_also": [
-            (ref.label, ref.target.get_absolute_url() if ref.target is not None and ref.target.is_published else None)
-            for ref in entry.see_also_references
-        ],
-        "referenced_by": sorted(referenced_by.values(), key=lambda e: fold_diacritics(e.title)),
-        "errata": entry.page_errata,
-        "faq_questions": entry.page_questions,
-        "children": entry.published_children,
-        "translations": [(t, native_name(t.language)) for t in translations],
+        "parent": related.parent,
+        "see_also": related.see_also,
+        "referenced_by": related.referenced_by,
+        "errata": related.errata,
+        "faq_questions": related.questions,
+        "children": related.children,
+        "translations": [(t, native_name(t.language)) for t in related.translations],
         "alternates": alternates,
         "switcher_urls": {code: url for code, url in alternates},
     }
+
+
+def entry_url_in(game_slug: str, slug: str, ui_language: str) -> str:
+    """``Entry.url_in`` from slugs (no entry loaded)."""
+    with translation.override(ui_language):
+        return entry_url_template(game_slug).format(slug=slug)
 
 
 def item_page_context(game, content_language: str) -> dict:

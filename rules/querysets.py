@@ -5,7 +5,7 @@ archived item cannot leak through a forgotten filter.
 """
 
 from django.db import models
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, Q
 
 
 class Status(models.TextChoices):
@@ -42,69 +42,15 @@ class SourceQuerySet(models.QuerySet):
         return self.all()
 
 
-# What a page or the API shows of an entry it links to (title, number, address, status).
-LINKED_ENTRY_FIELDS = ("title", "slug", "number", "language", "status", "game__slug")
-
-
 class EntryQuerySet(PublishableQuerySet):
     def top_level(self):
         return self.filter(parent__isnull=True)
 
-    def with_page_relations(self):
-        """Everything an entry page or an API entry shows, in a fixed number of queries.
+    def for_page(self):
+        """What an entry page shows, in one query: the entry with its game and source.
 
-        Each relation is prefetched once for the whole list, so the query count does not
-        grow with the number of entries, cross-references, errata or FAQ questions. Into
-        lists (``to_attr``): reading ``relation.all()`` would clone a queryset per entry
-        and relation, a third of the time of an API page.
+        Everything it shows of other items (see-also targets, entries linking here,
+        errata, FAQ questions, sub-sections, translations) is stored with it, computed
+        when something is written (``rules.relations``, ``Entry.related``).
         """
-        from .models import CrossReference, Entry, Erratum
-
-        # faq builds on rules, never the reverse: reach FAQ questions through the reverse
-        # relation by name, not by importing faq.
-        Question = self.model._meta.get_field("faq_questions").related_model
-
-        # Linked entries are shown by title and address only: their columns, no bodies.
-        linked = [f"{{}}__{name}" for name in LINKED_ENTRY_FIELDS]
-        # parent__game: the parent's link needs its game's slug.
-        return self.select_related("game", "source", "parent__game").prefetch_related(
-            # cross_references: see-also and [[links]], each with its target's game for URLs
-            Prefetch(
-                "cross_references",
-                queryset=CrossReference.objects.select_related("target__game")
-                .only("entry_id", "label", "in_body", "order", *(f.format("target") for f in linked))
-                .order_by("in_body", "order", "pk"),
-                to_attr="page_references",
-            ),
-            # referenced_by: only from published entries (a draft must not reveal itself)
-            Prefetch(
-                "referenced_by",
-                queryset=CrossReference.objects.filter(entry__status=Status.PUBLISHED)
-                .select_related("entry__game")
-                .only("target_id", *(f.format("entry") for f in linked))
-                .order_by("entry__title"),
-                to_attr="page_referrers",
-            ),
-            Prefetch(
-                "errata",
-                # Meta.ordering's "game" would join the games again only to sort by
-                # name, the costliest part of compiling the query: one game here.
-                queryset=Erratum.objects.published().select_related("game").order_by("language", "order", "title", "pk"),
-                to_attr="page_errata",
-            ),
-            Prefetch(
-                "faq_questions",
-                queryset=Question.objects.published()
-                .select_related("game")
-                .order_by("language", "order", "question", "pk"),
-                to_attr="page_questions",
-            ),
-            Prefetch(
-                "children",
-                queryset=Entry.objects.published()
-                .select_related("game")
-                .only("parent_id", *LINKED_ENTRY_FIELDS)
-                .order_by("order", "pk"),
-                to_attr="published_children",
-            ),
-        )
+        return self.select_related("game", "source")

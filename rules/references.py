@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from contextvars import ContextVar
 
+from . import relations
 from .bulk import insert_rows
 from .querysets import Status
 from .text import normalize_label
@@ -152,6 +153,7 @@ def resolve_references(game_id: int, language: str) -> int:
     changed = [(pk, keys.get(label)) for pk, label, target_id in refs if keys.get(label) != target_id]
     _set_targets(changed)
     refresh(game_id, language, targets)
+    relations.request_refresh([game_id])
     return len(changed)
 
 
@@ -191,15 +193,17 @@ def request_resolution(game_id: int, language: str) -> None:
 
 @contextmanager
 def deferred_resolution():
-    """Collect resolution requests and run each (game, language) once at the end."""
+    """Collect resolution requests and run each (game, language) once at the end, then
+    refresh the relations of each game once (``rules.relations``)."""
     if _pending.get() is not None:  # nested: the outermost block resolves
         yield
         return
     pending: set = set()
     token = _pending.set(pending)
-    try:
-        yield
-    finally:
-        _pending.reset(token)
-    for game_id, language in sorted(pending):
-        resolve_references(game_id, language)
+    with relations.deferred():  # and what entries show of each other, once per game
+        try:
+            yield
+        finally:
+            _pending.reset(token)
+        for game_id, language in sorted(pending):
+            resolve_references(game_id, language)

@@ -27,11 +27,12 @@ from django.db import transaction
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
+from .collation import sort_by_title, sort_key
 from .content_version import lock_for_writing
 from .history import stamp
 from .models import CrossReference, Entry, Erratum, Game
 from .querysets import Status
-from .text import fold_diacritics, normalize_label
+from .text import normalize_label
 
 IN_PROGRESS = (Status.DRAFT, Status.REVIEW)
 
@@ -122,12 +123,12 @@ def wanted_entries(games: QuerySet, *, game_id: int | None = None, language: str
             language=language_,
             normalized_label=normalized,
             label=group["spellings"].most_common(1)[0][0],
-            entries=sorted(group["entries"].values(), key=lambda e: fold_diacritics(e.title)),
+            entries=sort_by_title(group["entries"].values(), language_),
             existing=drafts.get((game_pk, language_, normalized)),
         )
         for (game_pk, language_, normalized), group in groups.items()
     ]
-    wanted.sort(key=lambda w: (-w.count, w.game.name, w.language, fold_diacritics(w.label)))
+    wanted.sort(key=lambda w: (-w.count, w.game.name, w.language, sort_key(w.label, w.language)))
     return wanted
 
 
@@ -305,7 +306,7 @@ def untranslated_entries(game: Game, source: str, target: str) -> list[Untransla
         .select_related("game")
         .order_by("-pk")
     }
-    entries.sort(key=lambda e: (fold_diacritics(e.title), e.pk))
+    entries.sort(key=lambda e: (sort_key(e.title, source), e.pk))
     return [Untranslated(entry=entry, in_progress=started.get(entry.translation_key)) for entry in entries]
 
 

@@ -9,9 +9,13 @@ Entry, Erratum and Question add ``preview.MarkdownPreviewAdmin``; Entry adds
 ``translations.TranslationsAdmin``.
 """
 
+from contextlib import contextmanager
+
 from django import forms
+from django.db import transaction
 from simple_history.admin import SimpleHistoryAdmin
 
+from ..references import deferred_resolution
 from ..validators import ProhibitUnstorableCharactersValidator
 
 from .conflicts import EditConflictAdmin
@@ -19,8 +23,37 @@ from .history import ReadableHistoryAdmin
 from .scoping import GameScopedAdmin
 
 
+@contextmanager
+def _writing(request):
+    if request.method != "POST":
+        yield
+        return
+    with transaction.atomic(), deferred_resolution():
+        yield
+
+
 class ModeratedAdmin(GameScopedAdmin, EditConflictAdmin, ReadableHistoryAdmin, SimpleHistoryAdmin):
     change_form_template = "admin/moderated/change_form.html"
+
+    # One admin write (a save with its related lists, an action on many items, a bulk
+    # delete, a revert) resolves links and refreshes what entries show of each other
+    # once, at its end, inside its transaction (rules.references, rules.relations).
+    # Only POSTs: a page that only reads takes no write lock.
+    def changeform_view(self, request, *args, **kwargs):
+        with _writing(request):
+            return super().changeform_view(request, *args, **kwargs)
+
+    def changelist_view(self, request, *args, **kwargs):
+        with _writing(request):
+            return super().changelist_view(request, *args, **kwargs)
+
+    def delete_view(self, request, *args, **kwargs):
+        with _writing(request):
+            return super().delete_view(request, *args, **kwargs)
+
+    def history_form_view(self, request, *args, **kwargs):
+        with _writing(request):
+            return super().history_form_view(request, *args, **kwargs)
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         """Every text field (JSON ones included) refuses NUL and control characters with

@@ -102,7 +102,8 @@ def _entry_preview(model, values: dict, obj) -> dict:
         for (key, in_body), (label, order) in sorted(wanted.items(), key=lambda item: item[1][1])
         if not in_body
     ]
-    return {"entry": entry, "see_also": see_also}
+    parent = entry.parent if entry.parent_id and entry.parent.is_published else None
+    return {"entry": entry, "see_also": see_also, "parent": parent}
 
 
 def _targets(values: dict) -> dict:
@@ -113,7 +114,7 @@ def _targets(values: dict) -> dict:
 
 
 def _entry_page(request, obj) -> dict:
-    entry = Entry.objects.with_page_relations().get(pk=obj.pk)
+    entry = Entry.objects.for_page().get(pk=obj.pk)
     return entry_page_context(request, entry)
 
 

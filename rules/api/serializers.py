@@ -35,7 +35,6 @@ from rules.models import CrossReference, Entry, Erratum, Game, Source, entry_pat
 from rules.querysets import Status
 from rules.rendering import absolute_links
 
-from . import entry_relations
 
 
 def page_path(obj) -> str:
@@ -76,6 +75,11 @@ class Links:
         if template is None:
             template = self._pages[game_slug, language] = entry_path_template(game_slug, language)
         return self.base + template.format(slug=slug)
+
+
+# How every timestamp is written (the settings' format and time zone), for rows
+# serialized without their declared fields.
+TIMESTAMP = serializers.DateTimeField(read_only=True)
 
 
 def links(context) -> Links:
@@ -276,12 +280,10 @@ class SourceSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
 
 
-# Expects entries with game, source and parent joined in; everything else an entry
-# shows is loaded for the whole page by load_batch (rules.api.entry_relations).
-class EntrySerializer(BatchLoadingMixin, serializers.ModelSerializer):
+# Serializes the plain rows of EntryViewSet.get_queryset() (ENTRY_JSON_FIELDS): everything
+# an entry shows of other items is stored with it (Entry.relations, rules.relations).
+class EntrySerializer(serializers.ModelSerializer):
     """A glossary entry or rule section with everything its page shows."""
-
-    batch_attr = "relations"
 
     url = serializers.HyperlinkedIdentityField(view_name="api:entry-detail")
     html_url = PageURLField()
@@ -310,73 +312,67 @@ class EntrySerializer(BatchLoadingMixin, serializers.ModelSerializer):
             "children", "translations", "errata", "faq_questions", "source", "page",
             "is_fragment", "updated_at",
         ]  # fmt: skip
-        list_serializer_class = BatchLoadingListSerializer
 
-    def load_batch(self, entries: list[Entry]) -> None:
-        # Six queries for the relations of the whole page (entry_relations).
-        for entry in entries:
-            entry.relations = None
-        for entry, relations in zip(entries, entry_relations.load(entries).values(), strict=True):
-            entry.relations = relations
+    # The declared fields above describe this shape for the schema; this builds it from a
+    # row, without building the declared fields (a deep copy of them per request).
+    def to_representation(self, entry: dict) -> dict:
+        related, urls = entry["relations"] or {}, links(self.context)
+        game_slug, language = entry["game__slug"], entry["language"]
 
-    # The declared fields above describe this shape for the schema; this builds it.
-    def to_representation(self, entry: Entry) -> dict:
-        if getattr(entry, self.batch_attr, None) is None:
-            self.load_batch([entry])
-        related, urls = entry.relations, links(self.context)
-
-        def summary(other, **extra) -> dict:
+        def summary(other: dict, *extra: str) -> dict:
             # EntrySummarySerializer's fields, then the extra ones
-            api_url = urls.api("api:entry-detail", other.id)
-            return {"id": other.id, "title": other.title, "slug": other.slug, **extra, "url": api_url}
+            api_url = urls.api("api:entry-detail", other["id"])
+            return {
+                "id": other["id"], "title": other["title"], "slug": other["slug"],
+                **{name: other[name] for name in extra}, "url": api_url,
+            }  # fmt: skip
 
-        def link(other, **extra) -> dict:  # EntryLinkSerializer, TranslationSerializer
-            page = urls.entry_page(other.game_slug, other.language, other.slug)
-            return {**summary(other, **extra), "html_url": page}
+        def link(other: dict, *extra: str) -> dict:  # EntryLinkSerializer, TranslationSerializer
+            page = urls.entry_page(game_slug, other.get("language", language), other["slug"])
+            return {**summary(other, *extra), "html_url": page}
 
-        parent, source = entry.parent, entry.source
+        parent, pk = related.get("parent"), entry["id"]
         return {
-            "id": entry.pk,
-            "url": urls.api("api:entry-detail", entry.pk),
-            "html_url": urls.entry_page(entry.game.slug, entry.language, entry.slug),
-            "game": entry.game.slug,
-            "language": entry.language,
-            "title": entry.title,
-            "slug": entry.slug,
-            "aliases": [str(alias) for alias in entry.aliases or []],
-            "kind": entry.kind,
-            "number": entry.number,
-            "parent": summary(parent, number=parent.number) if parent is not None and parent.is_published else None,
-            "body": entry.body,
-            "body_html": absolute_links(entry.body_html, self.context["request"]),
+            "id": pk,
+            "url": urls.api("api:entry-detail", pk),
+            "html_url": urls.entry_page(game_slug, language, entry["slug"]),
+            "game": game_slug,
+            "language": language,
+            "title": entry["title"],
+            "slug": entry["slug"],
+            "aliases": [str(alias) for alias in entry["aliases"] or []],
+            "kind": entry["kind"],
+            "number": entry["number"],
+            "parent": summary(parent, "number") if parent else None,
+            "body": entry["body"],
+            "body_html": absolute_links(entry["body_html"], self.context["request"]),
             "cross_references": [
-                # Resolution only ever points at published entries, but a target
-                # unpublished a moment ago must not show until it runs again.
-                {"label": label, "in_body": in_body, "target": link(target) if target and target.is_published else None}
-                for label, in_body, target in related.references
+                {"label": ref["label"], "in_body": ref["in_body"], "target": link(ref["target"]) if ref["target"] else None}
+                for ref in related.get("references", [])
             ],
-            "referenced_by": [summary(other) for other in related.referrers.values()],
-            "children": [summary(child, number=child.number) for child in related.children],
-            "translations": [link(other, language=other.language) for other in related.translations],
+            "referenced_by": [summary(other) for other in related.get("referenced_by", [])],
+            "children": [summary(child, "number") for child in related.get("children", [])],
+            "translations": [link(other, "language") for other in related.get("translations", [])],
             "errata": [
-                {"id": pk, "title": title, "url": urls.api("api:erratum-detail", pk)} for pk, title in related.errata
+                {"id": item["id"], "title": item["title"], "url": urls.api("api:erratum-detail", item["id"])}
+                for item in related.get("errata", [])
             ],
             "faq_questions": [
-                {"id": pk, "question": question, "url": urls.api("api:faq-detail", pk)}
-                for pk, question in related.questions
+                {"id": item["id"], "question": item["question"], "url": urls.api("api:faq-detail", item["id"])}
+                for item in related.get("questions", [])
             ],
             "source": None
-            if source is None
+            if entry["source_id"] is None
             else {
-                "id": source.pk,
-                "title": source.title,
-                "kind": source.kind,
-                "official": source.official,
-                "url": urls.api("api:source-detail", source.pk),
+                "id": entry["source_id"],
+                "title": entry["source__title"],
+                "kind": entry["source__kind"],
+                "official": entry["source__official"],
+                "url": urls.api("api:source-detail", entry["source_id"]),
             },
-            "page": entry.page,
-            "is_fragment": entry.is_fragment,
-            "updated_at": self.fields["updated_at"].to_representation(entry.updated_at),
+            "page": entry["page"],
+            "is_fragment": entry["is_fragment"],
+            "updated_at": TIMESTAMP.to_representation(entry["updated_at"]),
         }
 
     # Schema only: to_representation builds these values.

@@ -16,6 +16,7 @@ from rules.models import Entry, Erratum, Game, Source
 
 from . import filters, serializers
 from .pagination import PageNumberPagination
+from .previews import EntryPreviewActions
 
 
 class APIv1Settings:
@@ -43,11 +44,11 @@ def not_found(request, *args, **kwargs):
     return JsonResponse({"detail": "Not found."}, status=404)
 
 
+# The columns an entry's JSON shows (EntrySerializer builds it from these rows).
 ENTRY_JSON_FIELDS = (
-    "game", "game__slug", "language", "title", "slug", "aliases", "kind", "number", "body",
-    "body_html", "page", "is_fragment", "updated_at", "status", "translation_key",
-    "parent", "parent__title", "parent__slug", "parent__number", "parent__status",
-    "source", "source__title", "source__kind", "source__official",
+    "id", "game__slug", "language", "title", "slug", "aliases", "kind", "number", "body",
+    "body_html", "page", "is_fragment", "updated_at", "relations",
+    "source_id", "source__title", "source__kind", "source__official",
 )  # fmt: skip
 
 
@@ -87,24 +88,24 @@ class SourceViewSet(APIv1Settings, ReadOnlyModelViewSet):
         )
 
 
-class EntryViewSet(APIv1Settings, ReadOnlyModelViewSet):
+class EntryViewSet(EntryPreviewActions, APIv1Settings, ReadOnlyModelViewSet):
     """Glossary entries and rule sections, looked up by id.
 
     Ids, not slugs: a slug is unique only per game and language, so a slug URL would
     need both in the path. ``?game=…&language=…&slug=…`` finds an entry by slug.
+    ``preview/`` and ``lookup/`` give an entry's title and first lines (``previews``).
     """
 
     serializer_class = serializers.EntrySerializer
     filterset_class = filters.EntryFilter
 
     def get_queryset(self):
-        # game, source and parent joined in (no query per entry for the game slug,
-        # source summary or parent); everything else the JSON shows is loaded for the
-        # whole page in six queries by EntrySerializer.load_batch (entry_relations).
+        # Plain rows of the columns the JSON shows, game and source joined in; all it
+        # shows of other items is stored with each entry (Entry.relations): one query for
+        # a page of any size, and no model instance per entry.
         return (
             Entry.objects.published()
-            .select_related("game", "source", "parent")
-            .only(*ENTRY_JSON_FIELDS)  # what the JSON shows: no see_also list, no history dates
+            .values(*ENTRY_JSON_FIELDS)
             # By game (in the order games were added), language, order and title: the
             # columns of the index entry_published_in_order, so a page of a large game is
             # an index range scan, not a sort of every published entry by game name.

@@ -1,6 +1,8 @@
+from html import escape
+
 from django import template
 from django.utils import translation
-from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 
 from rules.languages import native_name
@@ -32,22 +34,16 @@ def ui_links(html: str, content_language: str):
 def glossary_items(entries):
     """The ``<li>`` of each entry of a glossary letter: link, aliases, "incomplete" badge.
 
-    Built with ``format_html`` (escaped like the template would): a glossary has
-    hundreds of entries, and the template loop was most of the game page's time.
+    Built in Python, every value escaped with the standard library's ``html.escape``
+    (quotes included: the same characters Django's ``escape`` replaces, the same
+    output): a glossary has hundreds of entries, and the template loop, then
+    ``format_html`` per entry, were most of the game page's time.
     """
-    badge = format_html(' <span class="badge" lang="{}">{}</span>', translation.get_language(), gettext("incomplete"))
-    return format_html_join(
-        "\n",
-        '<li><a href="{}">{}</a>{}{}</li>',
-        (
-            (
-                entry.url,
-                entry.title,
-                format_html(' <span class="aliases">({})</span>', ", ".join(map(str, entry.aliases)))
-                if entry.aliases
-                else "",
-                badge if entry.is_fragment else "",
-            )
-            for entry in entries
-        ),
-    )
+    badge = f' <span class="badge" lang="{escape(translation.get_language())}">{escape(gettext("incomplete"))}</span>'
+    items = []
+    for entry in entries:
+        aliases = f' <span class="aliases">({escape(", ".join(map(str, entry.aliases)))})</span>' if entry.aliases else ""
+        items.append(
+            f'<li><a href="{escape(entry.url)}">{escape(entry.title)}</a>{aliases}{badge if entry.is_fragment else ""}</li>'
+        )
+    return mark_safe("\n".join(items))  # noqa: S308 - every value above is escaped

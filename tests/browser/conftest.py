@@ -7,6 +7,7 @@ into a failure, so CI can never pass with the browser tests silently skipped.
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -94,3 +95,26 @@ class CSPViolations:
 @pytest.fixture
 def csp_violations(page):
     return CSPViolations(page)
+
+
+# Screenshots a test run saves, for a person to look at: one directory per run
+# (pytest's base temporary directory, or RULESITE_SCREENSHOT_DIR to keep them, e.g. as
+# CI artifacts). save_screenshot(page, "name") writes name.png there and returns its path.
+@pytest.fixture(scope="session")
+def screenshot_dir(tmp_path_factory):
+    configured = os.environ.get("RULESITE_SCREENSHOT_DIR")
+    if configured:
+        path = Path(configured)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    return tmp_path_factory.mktemp("screenshots", numbered=False)
+
+
+@pytest.fixture
+def save_screenshot(screenshot_dir):
+    def save(page, name: str, *, full_page: bool = True) -> Path:
+        path = screenshot_dir / f"{name}.png"
+        page.screenshot(path=str(path), full_page=full_page)
+        return path
+
+    return save

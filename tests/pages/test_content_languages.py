@@ -1,5 +1,6 @@
 """Content in a language the UI does not offer (French) keeps an address of its own."""
 
+import re
 from http import HTTPStatus
 
 import pytest
@@ -38,3 +39,27 @@ def test_the_sitemap_lists_an_address_that_answers_without_a_redirect(client, ca
     sitemap = client.get("/sitemap.xml").content.decode()
 
     assert f"{carte.canonical_url()}</loc>".replace("&", "&amp;") in sitemap
+
+
+@pytest.mark.parametrize("ui", ["en", "de"])
+def test_every_other_language_link_opens_that_version(client, carte, ui):
+    """The "Other languages" list of a page leads to each version itself, not back to
+    the version in the reader's language (French has no UI of its own; Polish has)."""
+    game = carte.game
+    polish = make_entry(game=game, language="pl", title="Karta", body="Kartę zagrywa się odkrytą.",
+                        translation_key=carte.translation_key)
+    german = make_entry(game=game, language="de", title="Karte", body="Eine Karte wird offen gespielt.",
+                        translation_key=carte.translation_key)
+    english_page = client.get(f"/{ui}/games/{game.slug}/rules/card/")
+    start = client.get(german.url_in("de")) if ui == "de" else english_page
+    assert start.status_code == HTTPStatus.OK
+    page = start.content.decode()
+    links = re.findall(r'<a href="([^"]+)" hreflang="(\w+)"', page.split("entry-meta", 1)[1])
+    assert {language for _url, language in links} == ({"fr", "pl", "de"} if ui == "en" else {"fr", "pl", "en"})
+    for url, language in links:
+        response = client.get(url.replace("&amp;", "&"))
+        assert response.status_code == HTTPStatus.OK, url
+        body = response.content.decode()
+        expected = {"fr": "Une carte se joue", "pl": "Kartę zagrywa", "de": "Eine Karte wird", "en": "A card is played"}
+        assert expected[language] in body, url
+    assert polish.pk and german.pk

@@ -102,9 +102,11 @@ def test_entry_page_shows_body_references_errata_faq_source(client, world):
     html = response.content.decode()
     assert '<article class="entry" lang="de">' in html
     assert "<li>Ein Upgrade wechselt.</li>" in html  # the nested bullet
-    # see also: a resolved label links, an unresolved one is plain text
-    assert f'<a href="/de/games/{world["game"].slug}/rules/spieler/">Spieler</a>' in html
-    assert '<span class="xref-wanted"' in html and "Fehlt noch</span>" in html
+    # see also: a resolved label links (with a preview: class xref), an unresolved one is
+    # plain text, marked as the text's unresolved [[links]] are
+    spieler = f"/de/games/{world['game'].slug}/rules/spieler/"
+    assert f'<a class="xref" href="{spieler}">Spieler</a>' in html
+    assert '<span class="xref xref-wanted"' in html and "Fehlt noch</span>" in html
     # referenced by: "Spieler" links here with [[Besitz und Kontrolle]]
     referenced_by = html[html.index('id="referenced-by-heading"') :]
     assert "Verweise auf diesen Eintrag" in referenced_by[:200]

@@ -46,3 +46,17 @@ def test_query_count_does_not_grow(client, page, django_assert_num_queries):
     small = count_queries(client, urls(small_game, small_hub))
     with django_assert_num_queries(small):
         client.get(urls(big_game, big_hub))
+
+
+def test_entry_page_reads_the_entry_row_only(client, django_assert_num_queries):
+    """The content version, then the entry with its game and source: everything it
+    shows of other items is stored with it when anything is written (rules.relations)."""
+    game, hub = build(5)
+    with django_assert_num_queries(2):
+        response = client.get(hub.url_in("en"))
+    html = response.content.decode()
+    for i in range(5):
+        assert f">Term {i}</a>" in html  # see also, and referenced by
+        assert f"Erratum {i}</a>" in html
+        assert f"Question {i}?" in html
+    assert "Missing" in html and "xref-wanted" in html  # a label with no entry: not a link

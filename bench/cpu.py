@@ -1,0 +1,118 @@
+"""CPU time per request, in one process, for the pages ``bench/serve.py`` loads.
+
+    .venv/bin/python bench/cpu.py --database-url sqlite:////tmp/rulesite-serve-XXXX/serve.sqlite3
+        [--requests 300] [--cache-url dummy://] [--profile entry]
+
+Where ``bench/serve.py`` says how many requests a second the whole stack serves, this
+says where one request's time goes: each URL is requested through Django's own WSGI
+handler (the middleware stack gunicorn calls, no socket, no test client), and the CPU
+time of the process (``time.process_time``) is divided by the number of requests. With
+``--profile NAME`` it prints that page's top functions by cumulative time (cProfile).
+
+Use a database ``bench/serve.py --keep`` built (it prints the directory it kept). By
+default caching is off (``dummy://``), which is what the cache-off targets measure.
+"""
+
+# ruff: noqa: T201 - a benchmark script: printing its figures is its job
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database-url", required=True)
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--cache-url", default="dummy://")
+    parser.add_argument("--profile", help="page name to profile")
+    parser.add_argument("--path", action="append", default=[], help="extra NAME=PATH to time")
+    args = parser.parse_args()
+
+    os.environ["DATABASE_URL"] = args.database_url
+    os.environ["DJANGO_CACHE_URL"] = args.cache_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rulesite.settings.base")
+    os.environ["DJANGO_DEBUG"] = "0"
+    os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only-not-secret")
+    os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver,localhost,127.0.0.1"
+    os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "0"  # plain HTTP on loopback, as bench/serve.py
+    static_root = Path(args.database_url.removeprefix("sqlite:///")).parent / "static"
+    if static_root.is_dir():
+        os.environ.setdefault("DJANGO_STATIC_ROOT", str(static_root))
+
+    import django
+
+    django.setup()
+    from django.core.handlers.wsgi import WSGIHandler
+
+    from rules.models import Entry, Game
+
+    entry = Entry.objects.published().get(title="Besitz und Kontrolle")
+    game = Game.objects.get(slug="benchmark-game")
+    with django.utils.translation.override("de"):
+        entry_path = entry.get_absolute_url()
+    with django.utils.translation.override("en"):
+        game_path = game.get_absolute_url()
+    word = Entry.objects.published().filter(game=game).values_list("title", flat=True).first().split()[0]
+    paths = {
+        "entry": entry_path,
+        "game": game_path,
+        "api-list": "/api/v1/entries/?page_size=50",
+        "api-search": f"/api/v1/search/?q={word.lower()}",
+    }
+    paths.update(dict(item.split("=", 1) for item in args.path))
+
+    handler = WSGIHandler()
+
+    def request(path: str) -> int:
+        route, _, query = path.partition("?")
+        environ = {
+            "REQUEST_METHOD": "GET",
+            "PATH_INFO": route,
+            "QUERY_STRING": query,
+            "SERVER_NAME": "127.0.0.1",
+            "SERVER_PORT": "8000",
+            "HTTP_HOST": "127.0.0.1",
+            "HTTP_ACCEPT_ENCODING": "gzip",
+            "wsgi.url_scheme": "http",
+            "wsgi.input": io.BytesIO(),
+            "wsgi.errors": sys.stderr,
+        }
+        status = []
+        body = handler(environ, lambda s, h, *a: status.append(s))
+        b"".join(body)
+        body.close()
+        return int(status[0].split()[0])
+
+    print(f"cache {args.cache_url}, {args.requests} requests each, CPU ms per request (process_time)")
+    for name, path in paths.items():
+        status = request(path)
+        for _ in range(20):
+            request(path)
+        started = time.process_time()
+        for _ in range(args.requests):
+            request(path)
+        ms = (time.process_time() - started) * 1000 / args.requests
+        print(f"  {name:<11} {ms:7.2f} ms  status {status}  {path}")
+        if args.profile == name:
+            profiler = cProfile.Profile()
+            profiler.enable()
+            for _ in range(args.requests):
+                request(path)
+            profiler.disable()
+            out = io.StringIO()
+            pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(45)
+            print(out.getvalue())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+from django.db import migrations, models
+
+from rules import content_version
+
+
+def watch_entries_again(apps, schema_editor):
+    """SQLite adds these columns by rebuilding the table, which drops its triggers: the
+    content version must keep changing with every write to entries (rules.content_version)."""
+    vendor = schema_editor.connection.vendor
+    tables = ["rules_entry"]
+    content_version.run_sql(schema_editor, content_version.unwatch_sql(vendor, tables))
+    content_version.run_sql(schema_editor, content_version.watch_sql(vendor, tables))
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("rules", "0007_entry_published_in_order"),
+    ]
+
+    operations = [
+        migrations.AddField(
+            model_name="entry",
+            name="relations",
+            field=models.JSONField(blank=True, default=dict, editable=False),
+        ),
+        migrations.AddField(
+            model_name="entry",
+            name="relations_fingerprint",
+            field=models.CharField(blank=True, editable=False, max_length=32),
+        ),
+        migrations.RunPython(watch_entries_again, watch_entries_again),
+    ]

@@ -1,0 +1,80 @@
+"""axe-core in Chromium on every kind of public page, in every UI language, light and
+dark, at desktop and phone width: no violation.
+
+axe-core's script ships inside axe-playwright-python, so this runs offline. Every rule
+axe runs by default is checked (WCAG 2.x A and AA, and axe's best practices: landmarks,
+headings, colour contrast, names of links and controls ...). The pages are those of a
+game made for it (tests/browser/reading.py), with each thing a page can show; the
+Polish and Dutch pages show its English content with the "not in your language" notice.
+"""
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from django.conf import settings
+
+from tests.browser.reading import build_reading_game
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+
+UI_LANGUAGES = [code for code, _name in settings.LANGUAGES]
+SCHEMES = ["light", "dark"]
+VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 360, "height": 740}}
+
+AXE = Axe()
+
+
+def describe(results) -> list[str]:
+    """Each violation: rule, impact, help and the first few offending elements."""
+    lines = []
+    for violation in results.response["violations"]:
+        targets = [" ".join(map(str, node["target"])) for node in violation["nodes"][:4]]
+        summary = violation["nodes"][0].get("failureSummary", "").replace("\n", " ")
+        lines.append(f"{violation['id']} ({violation['impact']}): {violation['help']} at {targets}; {summary[:300]}")
+    return lines
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("language", UI_LANGUAGES)
+def test_every_page_has_no_axe_violation(live_server, browser, language, scheme, viewport, save_screenshot):
+    reading = build_reading_game()
+    context = browser.new_context(viewport=VIEWPORTS[viewport], color_scheme=scheme)
+    page = context.new_page()
+    found = {}
+    checked = 0
+    try:
+        for name, (path, status) in reading.pages(language).items():
+            response = page.goto(live_server.url + path)
+            assert response.status == status, path
+            assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") == (scheme == "dark")
+            # FAQ answers folded in <details> are checked open too.
+            page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+            violations = describe(AXE.run(page))
+            checked += 1
+            if violations:
+                found[path] = violations
+                save_screenshot(page, f"axe-{language}-{scheme}-{viewport}-{name}")
+    finally:
+        context.close()
+    assert checked == len(reading.pages(language))
+    assert found == {}, "\n".join(f"{path}:\n  " + "\n  ".join(lines) for path, lines in found.items())
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_search_suggestions_have_no_axe_violation(live_server, browser, scheme, viewport, save_screenshot):
+    """The search box's suggestions, open over the page as a reader types."""
+    build_reading_game()
+    context = browser.new_context(viewport=VIEWPORTS[viewport], color_scheme=scheme)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/en/games/reading-game/")
+        page.locator("#site-search").press_sequentially("own", delay=30)
+        options = page.locator("#site-search-suggestions").get_by_role("option")
+        options.first.wait_for()
+        assert "Ownership and Control" in options.all_inner_texts()[0]
+        save_screenshot(page, f"axe-suggestions-{scheme}-{viewport}", full_page=False)
+        violations = describe(AXE.run(page))
+    finally:
+        context.close()
+    assert violations == []
