@@ -23,6 +23,7 @@ PLAIN_FIELDS = (
     models.AutoField, models.BigAutoField, models.IntegerField, models.CharField, models.TextField,
     models.BooleanField, models.ForeignKey,
 )  # fmt: skip
+AUTO_FIELDS = (models.AutoField, models.BigAutoField, models.SmallAutoField)
 
 
 def insert_rows(
@@ -75,32 +76,107 @@ def _copy(statement: str, rows: Iterable[Sequence]) -> int:
     return count
 
 
-def update_rows(model: type[models.Model], fields: Sequence[str], rows: Iterable[Sequence], batch_size: int = 2000) -> int:
+def create_objects(objs: list[models.Model], batch_size: int = 500) -> list[models.Model]:
+    """Insert new model instances of one model, as ``bulk_create()`` does, and return them
+    with their ids: no signals, every value prepared by its field (``pre_save``, then
+    ``get_db_prep_save``, as a save would).
+
+    On PostgreSQL the ids are drawn from the table's sequence first and the rows are
+    written with ``COPY`` (measured here: 10,000 entries in 0.8 s instead of 1.2–1.6 s);
+    elsewhere this is ``bulk_create()``.
+    """
+    if not objs:
+        return objs
+    model = type(objs[0])
+    opts = model._meta
+    if connection.vendor != "postgresql" or not isinstance(opts.pk, AUTO_FIELDS):
+        return model._default_manager.bulk_create(objs, batch_size=batch_size)
+    fields = [field for field in opts.concrete_fields if not field.generated]
+    quote = connection.ops.quote_name
+    new = [obj for obj in objs if obj.pk is None]
+    with connection.cursor() as cursor:
+        if new:
+            cursor.execute(
+                "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+                [opts.db_table, opts.pk.column, len(new)],
+            )
+            ids = sorted(pk for (pk,) in cursor.fetchall())  # in order, as bulk_create's
+            for obj, pk in zip(new, ids, strict=True):
+                obj.pk = pk
+        columns = ", ".join(quote(field.column) for field in fields)
+        with cursor.cursor.copy(f"COPY {quote(opts.db_table)} ({columns}) FROM STDIN") as copy:
+            for obj in objs:
+                copy.write_row([_saved_value(field, obj) for field in fields])
+    for obj in objs:
+        obj._state.adding = False
+        obj._state.db = connection.alias
+    return objs
+
+
+def _saved_value(field: models.Field, obj: models.Model):
+    """What a save of a new ``obj`` would write into ``field``'s column."""
+    return field.get_db_prep_save(field.pre_save(obj, True), connection)
+
+
+def update_rows(
+    model: type[models.Model],
+    fields: Sequence[str],
+    rows: Iterable[Sequence],
+    batch_size: int = 1000,
+) -> int:
     """``UPDATE model SET field = … WHERE id = …`` for each ``(pk, value, …)`` row.
 
-    One parameterised statement through ``executemany``, each value prepared by its
-    field as a save would (``get_db_prep_save``: JSON encoded, for instance), where
-    ``bulk_update()`` builds a ``CASE`` expression per value through the ORM, which for
-    the 10,000 rows of a large import took seconds. Like ``insert_rows``: for derived
-    columns that no signal or history must see.
+    Each value prepared by its field as a save would (``get_db_prep_save``: JSON encoded,
+    for instance), where ``bulk_update()`` builds a ``CASE`` expression per value through
+    the ORM, which for the 10,000 rows of a large import took seconds. Like
+    ``insert_rows``: for derived columns that no signal or history must see. On SQLite one
+    parameterised statement through ``executemany``; on PostgreSQL, where a statement per
+    row cost a round trip and the content-version trigger each (7 s for the relations of
+    a 10,000-entry import), one ``UPDATE … FROM (VALUES …)`` per batch.
     """
     opts = model._meta
     columns = [opts.get_field(name) for name in fields]
-    assignments = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in columns)
-    sql = (
-        f"UPDATE {connection.ops.quote_name(opts.db_table)} SET {assignments} "  # noqa: S608
-        f"WHERE {connection.ops.quote_name(opts.pk.column)} = %s"
-    )
-    count, batch = 0, []
+    prepared = ((pk, *_prepared(columns, values)) for pk, *values in rows)
+    quote = connection.ops.quote_name
+    table, pk_column = quote(opts.db_table), quote(opts.pk.column)
+    count = 0
     with connection.cursor() as cursor:
-        for pk, *values in rows:
-            batch.append(
-                (*(field.get_db_prep_save(value, connection) for field, value in zip(columns, values, strict=True)), pk)
+        if connection.vendor == "postgresql":
+            names = [f"v{index}" for index in range(len(columns))]
+            assignments = ", ".join(
+                f"{quote(field.column)} = new.{name}::{field.db_type(connection)}"
+                for field, name in zip(columns, names, strict=True)
             )
-            if len(batch) >= batch_size:
-                cursor.executemany(sql, batch)
-                count, batch = count + len(batch), []
-        if batch:
-            cursor.executemany(sql, batch)
-            count += len(batch)
+            head = f"UPDATE {table} SET {assignments} FROM (VALUES "  # noqa: S608
+            tail = f") AS new (pk, {', '.join(names)}) WHERE {table}.{pk_column} = new.pk"
+            placeholder = f"({', '.join(['%s'] * (len(columns) + 1))})"
+            per_statement = max(1, min(batch_size, 65535 // (len(columns) + 1)))
+            for batch in _batches(prepared, per_statement):
+                values = [value for row in batch for value in row]
+                cursor.execute(head + ", ".join([placeholder] * len(batch)) + tail, values)
+                count += len(batch)
+        else:
+            assignments = ", ".join(f"{quote(field.column)} = %s" for field in columns)
+            sql = f"UPDATE {table} SET {assignments} WHERE {pk_column} = %s"  # noqa: S608
+            for batch in _batches(prepared, batch_size):
+                cursor.executemany(sql, [(*values, pk) for pk, *values in batch])
+                count += len(batch)
     return count
+
+
+def _prepared(columns: list, values: Sequence) -> list:
+    """Each value as its field would save it."""
+    pairs = zip(columns, values, strict=True)
+    return [field.get_db_prep_save(value, connection) for field, value in pairs]
+
+
+def _batches(rows: Iterable, size: int) -> Iterable[list]:
+    """The rows in lists of ``size``."""
+    batch = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

@@ -46,14 +46,15 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 from simple_history.utils import (
-    bulk_create_with_history,
     bulk_update_with_history,
+    get_history_manager_for_model,
     get_m2m_field_name,
     get_m2m_reverse_field_name,
 )
 
 from faq.models import Question
 
+from ..bulk import create_objects
 from ..history import stamp, tracked_m2m_fields
 from ..models import Entry, Erratum, Source
 from ..references import (
@@ -294,8 +295,11 @@ class RowWriter:
             return []
         for obj in objs:
             self._render(obj)
-        saved = bulk_create_with_history(
-            objs, model, batch_size=BATCH, default_change_reason=self.reason, default_user=self.user
+        # As simple-history's bulk_create_with_history, with the rows written by
+        # create_objects (COPY on PostgreSQL).
+        saved = create_objects(objs, batch_size=BATCH)
+        get_history_manager_for_model(model).bulk_history_create(
+            saved, batch_size=BATCH, default_change_reason=self.reason, default_user=self.user
         )
         self._written(model, saved)
         if model is Entry:

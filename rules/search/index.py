@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save, pre_delete
 
-from ..bulk import insert_rows
+from ..bulk import create_objects, insert_rows
 from ..querysets import Status
 from ..references import WIKI_LINK
 from . import fuzzy
@@ -146,7 +146,7 @@ def _index_chunk(item_type: str, items: list, chunk: set[int], vocabulary: fuzzy
             if any(getattr(current, field) != getattr(document, field) for field in WORD_FIELDS):
                 vocabulary.remove(current.language, current.names, current.body_text)
                 vocabulary.add(document.language, document.names, document.body_text)
-    SearchDocument.objects.bulk_create(new, batch_size=BATCH)
+    create_objects(new, batch_size=BATCH)
     if changed:
         SearchDocument.objects.bulk_update(changed, FIELDS, batch_size=BATCH)
         SearchName.objects.filter(document__in=[doc.pk for doc in changed]).delete()
