@@ -81,34 +81,51 @@ def _copy(statement: str, rows: Iterable[Sequence]) -> int:
 def create_objects(objs: list[models.Model], batch_size: int = 500) -> list[models.Model]:
     """Insert new model instances of one model, as ``bulk_create()`` does, and return them
     with their ids: no signals, every value prepared by its field (``pre_save``, then
-    ``get_db_prep_save``, as a save would).
+    ``get_db_prep_save``, as a save would), without the ORM's compiling of each value.
 
     On PostgreSQL the ids are drawn from the table's sequence first and the rows are
-    written with ``COPY`` (measured here: 10,000 entries in 0.8 s instead of 1.2–1.6 s);
-    elsewhere this is ``bulk_create()``.
+    written with ``COPY`` (measured here: 10,000 entries in 0.8 s instead of 1.2–1.6 s
+    with ``bulk_create()``); on SQLite, as many rows per ``INSERT … RETURNING`` as it
+    takes parameters (0.48 s instead of 0.65 s), which return the ids in the rows' order,
+    as ``bulk_create()`` relies on too.
     """
     if not objs:
         return objs
     model = type(objs[0])
     opts = model._meta
-    if connection.vendor != "postgresql" or not isinstance(opts.pk, AUTO_FIELDS):
+    auto = isinstance(opts.pk, AUTO_FIELDS) and all(obj.pk is None for obj in objs)
+    returning = connection.features.can_return_rows_from_bulk_insert  # SQLite 3.35 or later
+    if not auto or connection.vendor not in ("postgresql", "sqlite") or not returning:
         return model._default_manager.bulk_create(objs, batch_size=batch_size)
-    fields = [field for field in opts.concrete_fields if not field.generated]
     quote = connection.ops.quote_name
-    new = [obj for obj in objs if obj.pk is None]
+    table = quote(opts.db_table)
     with connection.cursor() as cursor:
-        if new:
+        if connection.vendor == "postgresql":
+            fields = [field for field in opts.concrete_fields if not field.generated]
             cursor.execute(
                 "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
-                [opts.db_table, opts.pk.column, len(new)],
+                [opts.db_table, opts.pk.column, len(objs)],
             )
             ids = sorted(pk for (pk,) in cursor.fetchall())  # in order, as bulk_create's
-            for obj, pk in zip(new, ids, strict=True):
+            for obj, pk in zip(objs, ids, strict=True):
                 obj.pk = pk
-        columns = ", ".join(quote(field.column) for field in fields)
-        with cursor.cursor.copy(f"COPY {quote(opts.db_table)} ({columns}) FROM STDIN") as copy:
-            for obj in objs:
-                copy.write_row([_saved_value(field, obj) for field in fields])
+            columns = ", ".join(quote(field.column) for field in fields)
+            with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                for obj in objs:
+                    copy.write_row([_saved_value(field, obj) for field in fields])
+        else:
+            fields = [f for f in opts.concrete_fields if not f.generated and f is not opts.pk]
+            columns = ", ".join(quote(field.column) for field in fields)
+            placeholder = f"({', '.join(['%s'] * len(fields))})"
+            per_statement = max(1, (connection.features.max_query_params or 999) // len(fields))
+            for batch in _batches(objs, per_statement):
+                cursor.execute(
+                    f"INSERT INTO {table} ({columns}) VALUES "  # noqa: S608
+                    f"{', '.join([placeholder] * len(batch))} RETURNING {quote(opts.pk.column)}",
+                    [_saved_value(field, obj) for obj in batch for field in fields],
+                )
+                for obj, (pk,) in zip(batch, cursor.fetchall(), strict=True):
+                    obj.pk = pk
     for obj in objs:
         obj._state.adding = False
         obj._state.db = connection.alias
