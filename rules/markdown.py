@@ -17,6 +17,7 @@ Python-Markdown itself and are not touched; nh3 still sanitises everything after
 """
 
 import re
+import threading
 from collections.abc import Callable
 from xml.etree import ElementTree
 
@@ -108,16 +109,71 @@ class _RawHtmlAsTextExtension(markdown.Extension):
         md.postprocessors.register(_EscapeOtherMarkup(md), "raw_html", 30)  # replaces the default
 
 
+_local = threading.local()
+# Plain blocks: text Python-Markdown would only wrap in paragraphs and simple lists. No
+# character that starts inline markup or HTML (escapes, code, emphasis, links, raw HTML,
+# entities, tables), no trailing spaces (a line break), nothing unprintable (tabs,
+# no-break spaces, controls), and no line that could start another block (indented code,
+# a heading, a quote, a list item, a rule, a setext underline) but "- " items.
+_MARKUP_CHARACTERS = re.compile(r"[\\`*_\[\]<>&|]| $", re.MULTILINE)
+_BLOCK_START = re.compile(r"[ #>+=\-0-9]")
+_BLANK_LINES = re.compile(r"\n{2,}")
+
+
+def _plain_blocks(text: str) -> str | None:
+    """Python-Markdown's HTML for a text of plain paragraphs and tight "- " lists (most
+    imported bodies), made without parsing it; None for any other text.
+    ``tests/test_markdown.py`` holds it to Python-Markdown's output."""
+    if _MARKUP_CHARACTERS.search(text) or not text.replace("\n", "").isprintable():
+        return None
+    if not text.strip("\n"):
+        return ""
+    html = []
+    after_list = False
+    for block in _BLANK_LINES.split(text.strip("\n")):
+        lines = block.split("\n")
+        if all(line.startswith("- ") for line in lines):
+            items = [line[2:] for line in lines]
+            if after_list or any(_BLOCK_START.match(item) for item in items):
+                return None  # two lists apart make one loose list; an item may hold a block
+            html.append("<ul>\n" + "\n".join(f"<li>{item}</li>" for item in items) + "\n</ul>")
+            after_list = True
+        elif any(_BLOCK_START.match(line) for line in lines):
+            return None
+        else:
+            html.append(f"<p>{block}</p>")
+            after_list = False
+    return "\n".join(html)
+
+
+def _parser() -> markdown.Markdown:
+    """This thread's Markdown parser. Building one costs more than most texts take to
+    convert (an import renders thousands), so each thread keeps one and resets it
+    before every text: no reference, stashed HTML or link resolver carries over."""
+    md = getattr(_local, "parser", None)
+    if md is None:
+        md = markdown.Markdown(
+            extensions=["sane_lists", "tables", _WikiLinkExtension(None), _RawHtmlAsTextExtension()]
+        )
+        # "\<" is an escape, as in CommonMark: the importer writes it for a "<" in plain
+        # text ("\<b>" is the text "<b>"), which Python-Markdown would otherwise read as a
+        # backslash and then raw HTML (that the sanitiser drops with its content).
+        md.ESCAPED_CHARS = [*md.ESCAPED_CHARS, "<"]
+        _local.parser = md
+    return md
+
+
 def render_markdown(text: str, resolve: LinkResolver | None = None) -> SafeString:
     """Render Markdown and sanitise the result; ``[[Term]]`` links use ``resolve``."""
-    md = markdown.Markdown(
-        extensions=["sane_lists", "tables", _WikiLinkExtension(resolve), _RawHtmlAsTextExtension()]
-    )
-    # "\<" is an escape, as in CommonMark: the importer writes it for a "<" in plain
-    # text ("\<b>" is the text "<b>"), which Python-Markdown would otherwise read as a
-    # backslash and then raw HTML (that the sanitiser drops with its content).
-    md.ESCAPED_CHARS = [*md.ESCAPED_CHARS, "<"]
-    html = md.convert(text or "")
+    html = _plain_blocks(text or "")
+    if html is None:
+        md = _parser()
+        links = md.inlinePatterns["wikilink"]
+        links.resolve = resolve
+        try:
+            html = md.reset().convert(text)
+        finally:
+            links.resolve = None
     clean = nh3.clean(
         html,
         tags=ALLOWED_TAGS,

@@ -5,6 +5,8 @@ upload. Nothing here imports views or serializers.
 """
 
 from .errors import ImportRulesError
-from .pipeline import ImportOptions, ImportReport, import_document, parse_document
+from .options import ImportOptions
+from .pipeline import import_document, parse_document
+from .report import ImportReport
 
 __all__ = ["ImportOptions", "ImportReport", "ImportRulesError", "import_document", "parse_document"]

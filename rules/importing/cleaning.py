@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .crossrefs import match_cross_reference_line
 from .ligatures import repair_dropped_ligatures, repair_ligatures
+from .report import Repair, Warning
 from .vocabulary import is_foreign, is_own_language
 
 PAGE_NUMBER = re.compile(r"^\s*(?:\d{1,7}|\d{1,4}\s*/\s*\d{1,4}|[-–—]\s*\d{1,4}\s*[-–—])\s*$")
@@ -25,20 +26,6 @@ WHOLE_PARAGRAPH = 150
 class Line:
     number: int  # 1-based line number in the original document
     text: str
-
-
-@dataclass
-class Repair:
-    original: str
-    replacement: str
-    line: int | None = None
-    note: str = ""
-
-
-@dataclass
-class Warning:
-    line: int | None
-    message: str
 
 
 @dataclass
@@ -136,14 +123,20 @@ def _drop_running_furniture(lines: list[Line], result: Cleaned) -> list[Line]:
     pages_with: dict[str, int] = {}
     for edge in edges:
         # A cross-reference line is content, however often it repeats.
-        keys = {_furniture_key(line.text) for line in edge if match_cross_reference_line(line.text) is None}
+        keys = {
+            _furniture_key(line.text)
+            for line in edge
+            if match_cross_reference_line(line.text) is None
+        }
         for key in keys:
             pages_with[key] = pages_with.get(key, 0) + 1
     needed = max(2, round(0.3 * len(pages)))
     furniture = {key for key, count in pages_with.items() if count >= needed and len(key) <= 80}
     if not furniture:
         return lines
-    drop = {line.number for edge in edges for line in edge if _furniture_key(line.text) in furniture}
+    drop = {
+        line.number for edge in edges for line in edge if _furniture_key(line.text) in furniture
+    }
     examples: dict[str, str] = {}  # one example per kind of furniture line, as written
     for edge in edges:
         for line in edge:
@@ -185,7 +178,10 @@ def _join_pages(lines: list[Line]) -> list[Line]:
         while out and not out[-1].text.strip():
             out.pop()
         last = out[-1].text.strip() if out else ""
-        following = next((later.text.strip() for later in lines[index + 1 : index + 20] if later.text.strip()), "")
+        following = next(
+            (later.text.strip() for later in lines[index + 1 : index + 20] if later.text.strip()),
+            "",
+        )
         out.append(Line(line.number, PAGE_BREAK if last and _runs_on(last, following) else ""))
     return [line for line in out if line.text != PAGE_BREAK]
 
@@ -207,7 +203,11 @@ def _drop_page_furniture(lines: list[Line]) -> list[Line]:
         ):
             index += 3
             continue
-        if PAGE_NUMBER.match(stripped) or LONE_BRACKET.match(stripped) or stripped.casefold() in boilerplate:
+        if (
+            PAGE_NUMBER.match(stripped)
+            or LONE_BRACKET.match(stripped)
+            or stripped.casefold() in boilerplate
+        ):
             index += 1
             continue
         kept.append(line)
@@ -247,12 +247,20 @@ def _trim_foreign_edges(lines: list[Line], language: str, result: Cleaned) -> li
     tail = edge(list(reversed(lines)))
     if head:
         result.warnings.append(
-            Warning(lines[0].number, f"dropped lines {lines[0].number}–{lines[head - 1].number}: website text, not in the document's language")
+            Warning(
+                lines[0].number,
+                f"dropped lines {lines[0].number}–{lines[head - 1].number}: website text, "
+                "not in the document's language",
+            )
         )
     if tail:
         first = lines[len(lines) - tail]
         result.warnings.append(
-            Warning(first.number, f"dropped lines {first.number}–{lines[-1].number}: website text, not in the document's language")
+            Warning(
+                first.number,
+                f"dropped lines {first.number}–{lines[-1].number}: website text, "
+                "not in the document's language",
+            )
         )
     return lines[head : len(lines) - tail]
 
@@ -274,7 +282,11 @@ def _drop_duplicate_blocks(lines: list[Line], result: Cleaned) -> list[Line]:
         earlier = first_seen.get(key)
         # A repeat starts at a substantial line; never at a cross-reference line, which
         # two entries may well share word for word.
-        if earlier is not None and len(key) >= SUBSTANTIAL and match_cross_reference_line(key) is None:
+        if (
+            earlier is not None
+            and len(key) >= SUBSTANTIAL
+            and match_cross_reference_line(key) is None
+        ):
             length = 0
             while (
                 index + length < len(content)
@@ -294,7 +306,8 @@ def _drop_duplicate_blocks(lines: list[Line], result: Cleaned) -> list[Line]:
                 Warning(
                     content[index].number,
                     f"dropped lines {content[index].number}–{content[index + length - 1].number}: "
-                    f"they repeat lines {content[earlier].number}–{content[earlier + length - 1].number}",
+                    f"they repeat lines {content[earlier].number}–"
+                    f"{content[earlier + length - 1].number}",
                 )
             )
             index += length

@@ -5,8 +5,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ImportRulesError
-from .pipeline import ImportOptions, SourceInfo
-from .splitting import SectionOverride
+from .options import ImportOptions, SectionOverride, SourceInfo
 
 GAME_FIELDS = {"localized_names", "publisher", "year", "bgg_id"}
 
@@ -54,5 +53,7 @@ def read_manifest(path: Path) -> list[ManifestDocument]:
             )
             documents.append(ManifestDocument(path.parent / doc["file"], options))
         except (KeyError, TypeError) as error:
-            raise ImportRulesError(f"manifest {path.name}, document {number}: missing or bad field {error}") from error
+            raise ImportRulesError(
+                f"manifest {path.name}, document {number}: missing or bad field {error}"
+            ) from error
     return documents

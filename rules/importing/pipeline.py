@@ -1,45 +1,28 @@
 """The whole import: text in, a report out; writes in one transaction or not at all."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from .cleaning import Repair, Warning, clean
 from ..languages import CONTENT_LANGUAGE_CODES
+from ..models import Entry
+from .canonical import import_canonical
+from .cleaning import clean
+from .crossrefs import normalise_title
 from .errors import ImportRulesError
+from .options import ImportOptions, SourceInfo
 from .reading import read_document
-from .splitting import KINDS, ParsedItem, SectionOverride, detect_kind, split_items
+from .report import ImportReport, Repair, Warning
+from .splitting import KINDS, ParsedItem, detect_kind, split_items
 from .structure import build_blocks, is_index_letter
+from .writing import write_items
 
-
-@dataclass
-class SourceInfo:
-    title: str
-    kind: str = "rules_reference"
-    version: str = ""
-    official: bool = True
-    url: str = ""
-    attribution: str = ""
-    # An existing source of that title keeps its details unless this is set (a manifest
-    # is the source's description; a command line or upload only names it).
-    update_existing: bool = False
-
-
-@dataclass
-class ImportOptions:
-    game: str  # slug
-    language: str
-    kind: str = "auto"  # glossary | rulebook | faq | auto
-    source: SourceInfo | None = None
-    page: str = ""
-    status: str = "published"  # for items the import creates; existing items keep theirs
-    game_name: str | None = None
-    game_details: dict = field(default_factory=dict)
-    overrides: dict[str, SectionOverride] = field(default_factory=dict)
-    leading_fragment_title: str | None = None
-    numbered_title: str = "{parent} {number}"
-    dry_run: bool = False
-    # Delete this source's items (same game and language) that the document no longer has.
-    prune: bool = False
-    user: object | None = None  # recorded as the author of the history versions
+__all__ = [
+    "ImportOptions",
+    "ImportReport",
+    "Parsed",
+    "SourceInfo",
+    "import_document",
+    "parse_document",
+]
 
 
 @dataclass
@@ -50,72 +33,27 @@ class Parsed:
     warnings: list[Warning]
 
 
-@dataclass
-class Outcome:
-    """What the import did (or, in a dry run, would do) to one item."""
-
-    type: str  # entry | erratum | question
-    title: str
-    action: str  # created | updated | unchanged | deleted
-    slug: str = ""
-    # For "updated": field name → (before, after), both as text, for a reviewer's diff.
-    changes: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-
-@dataclass
-class ImportReport:
-    detected_kind: str
-    items: list[ParsedItem]
-    outcomes: list[Outcome] = field(default_factory=list)
-    repairs: list[Repair] = field(default_factory=list)
-    warnings: list[Warning] = field(default_factory=list)
-    dry_run: bool = False
-    input_format: str = "text"  # text | markdown | pdf | json
-
-    def _titles(self, action: str) -> list[str]:
-        return [outcome.title for outcome in self.outcomes if outcome.action == action]
-
-    @property
-    def created(self) -> list[str]:
-        return self._titles("created")
-
-    @property
-    def updated(self) -> list[str]:
-        return self._titles("updated")
-
-    @property
-    def unchanged(self) -> list[str]:
-        return self._titles("unchanged")
-
-    @property
-    def deleted(self) -> list[str]:
-        return self._titles("deleted")
-
-    def summary(self) -> str:
-        deleted = f", {len(self.deleted)} deleted" if self.deleted else ""
-        # The items the document holds: parsed ones, or (a JSON export) its rows.
-        count = len(self.items) or len([o for o in self.outcomes if o.action != "deleted"])
-        return (
-            f"{count} items ({self.detected_kind}): {len(self.created)} created, "
-            f"{len(self.updated)} updated, {len(self.unchanged)} unchanged{deleted}; "
-            f"{len(self.repairs)} repairs, {len(self.warnings)} warnings"
-            + (" (dry run: nothing written)" if self.dry_run else "")
-        )
-
-
 def parse_document(
-    text: str, options: ImportOptions, *, markdown: bool = False, known: frozenset[str] | set[str] = frozenset()
+    text: str,
+    options: ImportOptions,
+    *,
+    markdown: bool = False,
+    known: frozenset[str] | set[str] = frozenset(),
 ) -> Parsed:
     """``known``: the normalised titles and aliases of the game's stored entries in this
     language, which cross-reference labels may name (``stored_names``)."""
     if options.kind not in (*KINDS, "auto"):
-        raise ImportRulesError(f"unknown kind {options.kind!r}; use one of {', '.join((*KINDS, 'auto'))}")
+        raise ImportRulesError(
+            f"unknown kind {options.kind!r}; use one of {', '.join((*KINDS, 'auto'))}"
+        )
     if not text.strip():
         raise ImportRulesError("the document is empty")
     cleaned = clean(text, options.language)
     blocks = build_blocks(cleaned.lines, options.language, markdown=markdown, known=known)
     if not blocks:
-        raise ImportRulesError("no rules text found after cleaning (only page furniture or website text)")
+        raise ImportRulesError(
+            "no rules text found after cleaning (only page furniture or website text)"
+        )
     kind = detect_kind(blocks) if options.kind == "auto" else options.kind
     repairs = list(cleaned.repairs)
     items = split_items(
@@ -129,7 +67,11 @@ def parse_document(
     warnings = list(cleaned.warnings)
     for item in items:
         if item.is_fragment:
-            warnings.append(Warning(item.line, f"text before the first heading kept as a fragment: {item.title!r}"))
+            warnings.append(
+                Warning(
+                    item.line, f"text before the first heading kept as a fragment: {item.title!r}"
+                )
+            )
     warnings.extend(_after_the_last_entry(blocks, kind, items))
     return Parsed(kind, items, repairs, warnings)
 
@@ -146,7 +88,8 @@ def _after_the_last_entry(blocks, kind: str, items) -> list[Warning]:
         return []
     last_heading = max((i for i, block in enumerate(blocks) if block.type == "heading"), default=-1)
     closing = max(
-        (i for i, block in enumerate(blocks) if block.type == "crossref" and i > last_heading), default=None
+        (i for i, block in enumerate(blocks) if block.type == "crossref" and i > last_heading),
+        default=None,
     )
     title = items[-1].title
     if closing is None:
@@ -154,7 +97,13 @@ def _after_the_last_entry(blocks, kind: str, items) -> list[Warning]:
         # (structure keeps it): say where it went.
         last = blocks[-1] if blocks else None
         if last is not None and last.type == "paragraph" and is_index_letter(last.text):
-            return [Warning(last.line, f"a lone {last.text.strip()!r} after the last entry, kept at the end of {title!r}")]
+            return [
+                Warning(
+                    last.line,
+                    f"a lone {last.text.strip()!r} after the last entry, "
+                    f"kept at the end of {title!r}",
+                )
+            ]
         return []
     return [
         Warning(
@@ -174,30 +123,27 @@ def _shorten(text: str, limit: int = 60) -> str:
 def stored_names(game: str, language: str) -> frozenset[str]:
     """Titles and aliases of the game's entries in ``language`` already in the database,
     normalised as cross-reference labels are compared (one query; empty for a new game)."""
-    from ..models import Entry
-    from .crossrefs import normalise_title
-
     names: set[str] = set()
-    for title, aliases in Entry.objects.filter(game__slug=game, language=language).values_list("title", "aliases"):
+    for title, aliases in Entry.objects.filter(game__slug=game, language=language).values_list(
+        "title", "aliases"
+    ):
         names.add(normalise_title(title))
         names.update(normalise_title(alias) for alias in aliases or () if isinstance(alias, str))
     return frozenset(names)
 
 
-def import_document(data: bytes | str, options: ImportOptions, filename: str | None = None) -> ImportReport:
+def import_document(
+    data: bytes | str, options: ImportOptions, filename: str | None = None
+) -> ImportReport:
     """Read, parse and write one document. Raises ImportRulesError for input it cannot read.
 
     ``data`` is a file's bytes (format and encoding detected) or pasted text. A canonical
     JSON export is imported as it is, without the text pipeline.
     """
-    from .writing import write_items
-
     if isinstance(data, str):
         data = data.encode("utf-8")
     document = read_document(data, options.language, filename)
     if document.format == "json":
-        from .canonical import import_canonical
-
         report = import_canonical(document.text, options)
         report.repairs[:0] = document.repairs
         return report
@@ -205,12 +151,18 @@ def import_document(data: bytes | str, options: ImportOptions, filename: str | N
         raise ImportRulesError(
             f"say which language the document is in (one of {', '.join(CONTENT_LANGUAGE_CODES)})"
             if not options.language
-            else f"unknown language {options.language!r}; use one of {', '.join(CONTENT_LANGUAGE_CODES)}"
+            else f"unknown language {options.language!r}; "
+            f"use one of {', '.join(CONTENT_LANGUAGE_CODES)}"
         )
     if len(options.page) > 32:
-        raise ImportRulesError(f"the page {options.page[:40]!r}… is too long (32 characters at most)")
+        raise ImportRulesError(
+            f"the page {options.page[:40]!r}… is too long (32 characters at most)"
+        )
     parsed = parse_document(
-        document.text, options, markdown=document.format == "markdown", known=stored_names(options.game, options.language)
+        document.text,
+        options,
+        markdown=document.format == "markdown",
+        known=stored_names(options.game, options.language),
     )
     report = ImportReport(
         parsed.detected_kind,

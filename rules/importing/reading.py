@@ -30,18 +30,19 @@ validity. ISO-8859-2 decodes every byte. Windows-1252 and Windows-1250 decode ne
 every byte. The same Polish bytes give "Świątynia" in Windows-1250, "\\x8cwištynia" in
 ISO-8859-2 and "Œwi¹tynia" in Windows-1252: all of them "valid", only one of them right.
 Windows-1250 and ISO-8859-2 differ in exactly the letters ą ś ź Ą Ś Ź. So the candidates
-(Windows-1250, Windows-1252, ISO-8859-2) are judged by what a reader would judge by. Which decoding turns the most words
-into real, common words of the document's language (``vocabulary.zipf``)? Each word
-scores its Zipf frequency, not just a yes or no, because wordfreq's lists contain
-frequent mojibake as well ("siê" for "się"), though much rarer than the real word. A
-word with a symbol inside ("by³", "MÃ¼nchen") counts against its candidate, and so does
-each C1 control character (U+0080–U+009F, which a real text never contains) and each
-replacement character. Only words with non-ASCII letters can tell the candidates apart,
-so only they are scored: a sample of at most a few thousand distinct ones, taken from
-the bytes once and decoded by each candidate. If even the best candidate makes few of
-them real words, the moderator may have chosen the wrong language, and the words of
-every language the vocabulary knows count. A tie (no telling words) goes to the
-encoding usual for the language: Windows-1250 for Polish, Windows-1252 otherwise.
+(Windows-1250, Windows-1252, ISO-8859-2) are judged by what a reader would judge by.
+Which decoding turns the most words into real, common words of the document's language
+(``vocabulary.zipf``)? Each word scores its Zipf frequency, not just a yes or no,
+because wordfreq's lists contain frequent mojibake as well ("siê" for "się"), though
+much rarer than the real word. A word with a symbol inside ("by³", "MÃ¼nchen") counts
+against its candidate, and so does each C1 control character (U+0080–U+009F, which a
+real text never contains) and each replacement character. Only words with non-ASCII
+letters can tell the candidates apart, so only they are scored: a sample of at most a
+few thousand distinct ones, taken from the bytes once and decoded by each candidate. If
+even the best candidate makes few of them real words, the moderator may have chosen the
+wrong language, and the words of every language the vocabulary knows count. A tie (no
+telling words) goes to the encoding usual for the language: Windows-1250 for Polish,
+Windows-1252 otherwise.
 
 Mixed files (lines in UTF-8 and lines in a legacy encoding, as when a paragraph in
 Windows-1250 was pasted into a UTF-8 file) are read line by line, never as a whole in
@@ -92,8 +93,8 @@ from dataclasses import dataclass, field
 import ftfy
 from ftfy.badness import is_bad
 
-from .cleaning import Repair
 from .errors import ImportRulesError
+from .report import Repair
 from .vocabulary import KNOWN_LANGUAGES, zipf
 
 FORMATS = ("text", "markdown", "pdf", "json")
@@ -380,7 +381,9 @@ def _decode_legacy(data: bytes, language: str) -> tuple[str, list[Repair]]:
         else:
             chosen[index] = (legacy, codec)
         if BAD.search(chosen[index][0]) is not None:
-            raise ImportRulesError(_unreadable(codec, _first_unreadable(raw, codec)), line=index + 1)
+            raise ImportRulesError(
+                _unreadable(codec, _first_unreadable(raw, codec)), line=index + 1
+            )
 
     read_as = Counter(how for _, how in chosen.values())
     repairs = []
@@ -404,14 +407,17 @@ def _decode_legacy(data: bytes, language: str) -> tuple[str, list[Repair]]:
                     )
                 )
     text = "".join(
-        chosen[index][0] if index in chosen else raw.decode("ascii") for index, raw in enumerate(lines)
+        chosen[index][0] if index in chosen else raw.decode("ascii")
+        for index, raw in enumerate(lines)
     )
     return text, repairs
 
 
 # A valid UTF-8 multi-byte sequence: a line without one reads the same in "UTF-8 where
 # valid, else legacy" as in the legacy encoding alone.
-UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+UTF8_SEQUENCE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}"
+)
 
 
 def _legacy_codec(sample_bytes: bytes, language: str) -> tuple[str, list[str]]:
@@ -600,7 +606,12 @@ def _undo_mojibake(text: str, repairs: list[Repair]) -> str:
                         line=number,
                     )
                 repairs.append(
-                    Repair(body, fixed, line=number, note="mojibake: UTF-8 once read in another encoding, undone")
+                    Repair(
+                        body,
+                        fixed,
+                        line=number,
+                        note="mojibake: UTF-8 once read in another encoding, undone",
+                    )
                 )
                 line = fixed + line[len(body) :]
         out.append(line)
@@ -610,7 +621,8 @@ def _undo_mojibake(text: str, repairs: list[Repair]) -> str:
 # --- normalisation -------------------------------------------------------------------
 
 LINE_BREAKS = re.compile("\r\n|[\r\v\u2028\u2029]")
-DROPPED_CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f\ud800-\udfff]")  # and lone surrogates (a PDF may hold them)
+# Controls, and lone surrogates (a PDF may hold them).
+DROPPED_CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f\ud800-\udfff]")
 
 
 def normalise(text: str) -> str:

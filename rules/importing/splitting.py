@@ -3,22 +3,14 @@
 import re
 from dataclasses import dataclass, field
 
-from .cleaning import Repair
 from .crossrefs import normalise_title, title_aliases
-from .structure import Block, has_body, heading_style, names_a_faq, number_ancestors, outline
+from .options import SectionOverride
+from .report import Repair
+from .structure.blocks import Block
+from .structure.markers import names_a_faq, number_ancestors
+from .structure.outline import has_body, heading_style, outline
 
 KINDS = ("glossary", "rulebook", "faq")
-
-
-@dataclass
-class SectionOverride:
-    """Per-section instructions from a manifest: "this section is an erratum"."""
-
-    type: str | None = None  # entry | erratum | question
-    aliases: list[str] = field(default_factory=list)
-    affects: list[str] = field(default_factory=list)
-    title: str | None = None
-    erratum_kind: str | None = None
 
 
 @dataclass

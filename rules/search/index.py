@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save, pre_delete
 
-from ..bulk import insert_rows
+from ..bulk import create_objects, insert_rows
 from ..querysets import Status
 from ..references import WIKI_LINK
 from . import fuzzy
@@ -117,11 +117,14 @@ def index_objects(item_type: str, items, ids: list[int] | None = None) -> None:
     ``ids`` are all the items concerned (default: the given ones), so that an item no
     longer in ``items`` (unpublished, deleted) loses its row too.
     """
-    items = list(items)
-    ids = ids if ids is not None else [item.pk for item in items]
+    by_id = {item.pk: item for item in items}
+    ids = ids if ids is not None else list(by_id)
     with _words() as vocabulary:
         for start in range(0, len(ids), BATCH):
-            _index_chunk(item_type, items, set(ids[start : start + BATCH]), vocabulary)
+            chunk = ids[start : start + BATCH]
+            # Each chunk's own items: not every item looked at for each chunk.
+            chunk_items = [by_id[pk] for pk in chunk if pk in by_id]
+            _index_chunk(item_type, chunk_items, set(chunk), vocabulary)
 
 
 def _index_chunk(item_type: str, items: list, chunk: set[int], vocabulary: fuzzy.Changes) -> None:
@@ -150,7 +153,7 @@ def _index_chunk(item_type: str, items: list, chunk: set[int], vocabulary: fuzzy
             if any(getattr(current, field) != getattr(document, field) for field in WORD_FIELDS):
                 vocabulary.remove(current.language, current.names, current.body_text)
                 vocabulary.add(document.language, document.names, document.body_text)
-    SearchDocument.objects.bulk_create(new, batch_size=BATCH)
+    create_objects(new, batch_size=BATCH)
     if changed:
         SearchDocument.objects.bulk_update(changed, FIELDS, batch_size=BATCH)
         SearchName.objects.filter(document__in=[doc.pk for doc in changed]).delete()

@@ -239,3 +239,35 @@ def test_every_version_an_import_writes_says_who_and_why():
     latest = erratum.history.latest()
     assert (latest.history_type, latest.history_user, latest.history_change_reason) == ("~", importer, "import: FAQ")
     assert sorted(row.entry.title for row in latest.affects.all()) == ["Angriff", "Schaden"]
+
+
+@pytest.mark.django_db
+def test_an_erratum_whose_text_changes_keeps_its_entries_in_the_new_version():
+    from rules.models import Erratum
+
+    import_document(FIRST_EDITION, options())
+    faq = "Errata\n\nSchadensmarker\nSchaden wird mit Markern festgehalten.\nSiehe auch: Schaden\n"
+    import_document(faq, options(kind="faq", source=SourceInfo(title="FAQ")))
+    revised = faq.replace("mit Markern festgehalten.", "mit roten Markern festgehalten.")
+    report = import_document(revised, options(kind="faq", source=SourceInfo(title="FAQ")))
+
+    [updated] = [outcome for outcome in report.outcomes if outcome.action == "updated"]
+    assert list(updated.changes) == ["corrected_text"]
+    latest = Erratum.objects.get().history.latest()
+    assert latest.corrected_text.startswith("Schaden wird mit roten Markern")
+    # the version a history page and a revert read still names the entry it affects
+    assert [row.entry.title for row in latest.affects.all()] == ["Schaden"]
+
+
+@pytest.mark.django_db
+def test_an_erratum_whose_entries_alone_change_is_reported_as_updated():
+    import_document(FIRST_EDITION, options())
+    faq = "Errata\n\nSchadensmarker\nSchaden wird mit Markern festgehalten.\nSiehe auch: Schaden\n"
+    import_document(faq, options(kind="faq", source=SourceInfo(title="FAQ")))
+    report = import_document(
+        faq.replace("Siehe auch: Schaden", "Siehe auch: Schaden, Angriff"),
+        options(kind="faq", source=SourceInfo(title="FAQ"), dry_run=True),
+    )
+    [updated] = [outcome for outcome in report.outcomes if outcome.action == "updated"]
+    assert updated.title == "Schadensmarker"
+    assert updated.changes == {"affects": ("schaden", "angriff, schaden")}

@@ -1,8 +1,6 @@
 """Lines to blocks: headings, paragraphs, list items, numbered rules, cross-reference lines.
 
-Hard line wraps are joined here. Whether a document is hard-wrapped (PDF text) or has one
-line per paragraph (web text) is measured, not assumed: in a wrapped text many lines end
-mid-sentence and the next one starts in lower case.
+Hard line wraps are joined as the lines are read (``wraps`` says how).
 
 The rules, in the order they are tried for each line (plain text):
 
@@ -35,161 +33,60 @@ and the lines after it that come again later, or that end in dot leaders and a p
 number) are dropped. A block ends, in wrapped text, where a line ends a sentence and the
 next word would have fitted on it.
 
-Hyphenation (``join_point``): a word broken at a line-end hyphen is rejoined or keeps its
-hyphen by the document's own spelling of it elsewhere (``Evidence``), then the word list,
-then a language rule (``hyphen_decision``). Only the end of the previous line is read,
-so joining is linear however long a block grows.
-
 Markdown (``markdown=True``): ATX and setext headings carry their level, "-", "*", "+"
 and "1." lists nest by indentation, fenced code, tables and block quotes are kept
 verbatim, and all text is kept as Markdown (``Block.markdown``), not escaped.
 
-``outline`` then says which heading stands under which (Markdown levels, numbers, or in
-plain text: a heading directly followed by another heading is its parent).
+The words and patterns are in ``markers``. Which heading stands under which is the next
+step, ``outline``.
 """
 
 import re
 from dataclasses import dataclass, field
 
-from .cleaning import Line
-from .crossrefs import (
+from ..cleaning import Line
+from ..crossrefs import (
     FINAL_CONJUNCTIONS,
     document_separator,
-    name_heads,
     match_cross_reference_line,
     match_redirect_line,
+    name_heads,
     normalise_title,
     parse_labels,
     split_trailing_cross_reference,
     title_names,
 )
-from .vocabulary import zipf
-
-# The words the importer looks for, per language, in one place (cross-reference phrases
-# are in crossrefs.PHRASES). All languages are tried on every document: FAQs mix them.
-#   question / answer: prefixes of FAQ lines ("Q: …", "A: …"), before a colon;
-#   errata / clarifications: headings of sections whose items are errata;
-#   questions: headings of a plain FAQ section (they group questions, name no topic);
-#   contents: a table of contents, dropped.
-# fmt: off
-MARKERS = {
-    "en": {
-        "question": ["q", "question"],
-        "answer": ["a", "answer"],
-        "errata": ["errata", "erratum", "corrections", "correction", "card errata", "rulebook errata"],
-        "clarifications": ["clarifications", "clarification", "rules clarifications"],
-        "questions": ["faq", "faqs", "frequently asked questions", "questions", "questions and answers", "q&a", "rules questions"],
-        "contents": ["contents", "table of contents"],
-    },
-    "de": {
-        "question": ["f", "frage"],
-        "answer": ["a", "antwort"],
-        "errata": ["errata", "erratum", "korrekturen", "korrektur", "berichtigungen"],
-        "clarifications": ["klarstellungen", "klarstellung", "regelklarstellungen", "präzisierungen"],
-        "questions": ["faq", "fragen", "häufig gestellte fragen", "häufige fragen", "fragen und antworten", "regelfragen"],
-        "contents": ["inhalt", "inhaltsverzeichnis"],
-    },
-    "pl": {
-        "question": ["p", "pytanie"],
-        "answer": ["o", "odpowiedź"],
-        "errata": ["errata", "erraty", "korekty", "errata i korekty", "poprawki", "sprostowania"],
-        "clarifications": ["wyjaśnienia", "wyjaśnienia zasad", "doprecyzowania"],
-        "questions": ["faq", "pytania", "pytania i odpowiedzi", "najczęściej zadawane pytania", "często zadawane pytania"],
-        "contents": ["spis treści"],
-    },
-    "nl": {
-        "question": ["v", "vraag"],
-        "answer": ["a", "antwoord"],
-        "errata": ["errata", "erratum", "correcties", "verbeteringen"],
-        "clarifications": ["verduidelijkingen", "verduidelijking", "toelichtingen"],
-        "questions": ["faq", "vragen", "veelgestelde vragen", "vragen en antwoorden"],
-        "contents": ["inhoud", "inhoudsopgave"],
-    },
-    "fr": {
-        "question": ["q", "question"],
-        "answer": ["r", "réponse"],
-        "errata": ["errata", "erratum", "correctifs", "corrections"],
-        "clarifications": ["clarifications", "précisions"],
-        "questions": ["faq", "questions", "foire aux questions", "questions fréquentes"],
-        "contents": ["sommaire", "table des matières"],
-    },
-    "es": {
-        "question": ["p", "pregunta"],
-        "answer": ["r", "respuesta"],
-        "errata": ["erratas", "fe de erratas", "correcciones"],
-        "clarifications": ["aclaraciones"],
-        "questions": ["preguntas frecuentes", "preguntas"],
-        "contents": ["índice", "contenido"],
-    },
-}
-# fmt: on
-SECTION_KINDS = ("errata", "clarifications", "questions", "contents")  # in order of precedence
-
-TERMINAL = ".!?:;"
-QUESTION_MAX = (
-    1000  # a question heading is one sentence ending in "?"; the writer shortens long ones
+from .markers import (
+    ANSWER_PREFIX,
+    ATX,
+    BULLET,
+    CLOSERS,
+    CONNECTORS,
+    ELLIPSIS,
+    INLINE_ANSWER,
+    MD_BOLD_LINE,
+    MD_COMMENT,
+    MD_FENCE,
+    MD_LIST,
+    MD_RULE,
+    NUMBERED,
+    QUESTION_MAX,
+    QUESTION_PREFIX,
+    RULE_LINE,
+    SECTION_PHRASES,
+    SETEXT,
+    TWO_SENTENCES,
+    ends_sentence,
+    is_index_letter,
+    is_next_sibling,
+    section_kind,
 )
-CLOSERS = "\"'”’»)]*_"
-ELLIPSIS = ("...", "…")
-# fmt: off
-CONNECTORS = {
-    "and", "or", "of", "the", "a", "an", "from", "in", "on", "to", "for", "with", "by", "at",
-    "und", "oder", "des", "der", "die", "das", "dem", "den", "im", "von", "zu", "zum", "zur", "mit", "auf",
-    "i", "oraz", "lub", "w", "z", "na", "do", "od",
-    "en", "van", "het", "de", "een", "op", "met", "voor",
-    "et", "ou", "le", "la", "les", "du", "y", "o", "el", "los", "las",
-}
-# fmt: on
-# Words after "Spieler- " that show the hyphen is an elided compound ("Spieler- und Begegnungskarten").
-# fmt: off
-HYPHEN_CONJUNCTIONS = {"und", "oder", "bzw", "sowie", "and", "or", "en", "of", "i", "oraz", "lub", "albo", "et", "ou", "y", "o"}
-# fmt: on
+from .wraps import Evidence, join_point, measure
 
-_UPPER = "A-ZÀ-ÞĄĆĘŁŃÓŚŹŻ"
-BULLET = re.compile(
-    rf"^(?P<indent>\s*)(?:[•·▪◦‣∙●○■□➢►▸▹◆◇❖✓✔→–—*+\-\uf0b7\uf0a7\uf076\uf0d8\uf0fc]"
-    rf"|x(?=\s+[\"“„'‘(\[{_UPPER}0-9])|(?<=\s)o(?=\s+[\"“„'‘(\[{_UPPER}0-9]))\s+(?P<text>\S.*)$"
-)
-NUMBERED = re.compile(
-    r"^(?P<number>\d{1,3}(?:\.\d{1,3})+[a-z]?|\d{1,3}[a-z]?(?=[.)]))[.)]?\s+(?P<text>\S.*)$"
-)
-# Markdown
-ATX = re.compile(r"^ {0,3}(?P<hashes>#{1,6})(?:\s+(?P<text>.*?))?\s*#*\s*$")
-SETEXT = re.compile(r"^ {0,3}(?P<char>=+|-+)\s*$")
-MD_LIST = re.compile(
-    r"^(?P<indent>\s*)(?:(?P<mark>[-*+])|(?P<number>\d{1,3})[.)])\s+(?P<text>\S.*)$"
-)
-MD_FENCE = re.compile(r"^\s*(```|~~~)")
-MD_RULE = re.compile(r"^ {0,3}(?:(?:\*\s*){3,}|(?:-\s*){3,}|(?:_\s*){3,})$")
-MD_BOLD_LINE = re.compile(r"^(?:\*\*|__)(?P<text>[^*_].*?)(?:\*\*|__):?$")
-MD_COMMENT = re.compile(r"^\s*<!--.*-->\s*$")
-RULE_LINE = re.compile(r"^[-=_*~·•.\s]{3,}$")  # a separator line of dashes, rules or dots
-
-
-def _alternation(key: str) -> str:
-    words = sorted({w for words in MARKERS.values() for w in words[key]}, key=len, reverse=True)
-    return "|".join(re.escape(w) for w in words)
-
-
-_MD_WRAP = r"[*_]{0,2}"
-QUESTION_PREFIX = re.compile(
-    rf"^{_MD_WRAP}(?:{_alternation('question')})(?:(?:\s?\d{{1,3}})?{_MD_WRAP}\s?:|\s?\d{{1,3}}{_MD_WRAP}\s?[.)])"
-    rf"{_MD_WRAP}\s+(?P<text>\S.*)$",
-    re.IGNORECASE,
-)
-ANSWER_PREFIX = re.compile(
-    rf"^{_MD_WRAP}(?:{_alternation('answer')}){_MD_WRAP}\s?:{_MD_WRAP}\s+(?P<text>\S.*)$",
-    re.IGNORECASE,
-)
-_INLINE_ANSWER = re.compile(
-    rf"(?<=\?)\s+{_MD_WRAP}(?:{_alternation('answer')}){_MD_WRAP}\s?:{_MD_WRAP}\s+", re.IGNORECASE
-)
-_SINGLE_LETTER = re.compile(rf"^[{_UPPER}](?:\s*[-–]\s*[{_UPPER}])?$")
-_TWO_SENTENCES = re.compile(rf"[.!?]\s+[{_UPPER}]")
-_WORD_END = re.compile(r"([^\W\d_]+)$")
-_WORD_START = re.compile(r"[^\W\d_]+(-[^\W\d_]+)?")
-_WORDS = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 _PAGE_TAIL = re.compile(r"[\s.·…_\-]*\d{1,4}$")
+# A line whose first word starts a "contents" phrase: the few worth normalising.
+_CONTENTS_WORDS = sorted({re.escape(phrase.split()[0]) for phrase in SECTION_PHRASES["contents"]})
+_MAY_NAME_CONTENTS = re.compile(rf"^[\W_]*(?:{'|'.join(_CONTENTS_WORDS)})", re.IGNORECASE)
 _LEADER = re.compile(r"(?:[.·…_]\s*){3,}\d{1,4}$|\S\s{3,}\d{1,4}$")  # "Combat ........ 12"
 
 
@@ -238,123 +135,6 @@ class Block:
         return 1 + len(self._tail)
 
 
-# -- Joining wrapped lines and hyphenation ---------------------------------------------
-
-
-class Evidence:
-    """The document's own words: which spelling of a word broken at a hyphen it uses."""
-
-    def __init__(self, lines: list[Line]):
-        # a line's final "-" goes: the broken word's head is no evidence of a compound
-        text = "\n".join(line.text.rstrip().removesuffix("-") for line in lines).lower()
-        words = set(_WORDS.findall(text))
-        compounds = {word for word in words if "-" in word}
-        for compound in compounds:
-            words.update(compound.split("-"))
-        self.words = words
-        self.compounds = compounds
-
-    def has_word(self, word: str) -> bool:
-        if word in self.words:
-            return True
-        # Inflection: "Begegnungskarte" is evidenced by "Begegnungskarten".
-        return any(word + ending in self.words for ending in ("s", "n", "en", "e", "es", "er")) or (
-            len(word) > 5
-            and any(
-                word.endswith(e) and word[: -len(e)] in self.words for e in ("s", "n", "en", "e")
-            )
-        )
-
-    def has_compound(self, compound: str) -> bool:
-        return compound in self.compounds or any(
-            compound + e in self.compounds for e in ("s", "n", "en", "e")
-        )
-
-
-def join_wrapped(left: str, right: str, language: str, evidence: Evidence | None = None) -> str:
-    """Join a hard-wrapped line; rejoin a word hyphenated across the break.
-
-    Only the end of ``left`` is looked at, so joining stays linear on long blocks.
-    """
-    right = right.strip()
-    cut, glue = join_point(left[-80:], right, language, evidence)
-    return (left[:-cut] if cut else left) + glue + right
-
-
-def join_point(
-    left: str, right: str, language: str, evidence: Evidence | None = None
-) -> tuple[int, str]:
-    """How to join ``right`` after ``left``: (characters to drop from left's end, glue).
-
-    A word broken at a hyphen ("Begegnungs-" + "karte", "con-" + "trol") is rejoined; a
-    real hyphenated word keeps its hyphen and gets no space ("well-" + "known",
-    "Marvel-" + "Helden"); "Spieler-" + "und …" keeps hyphen and space.
-    """
-    left = left.rstrip()
-    if not left.endswith("-") or left.endswith((" -", "--")):
-        return 0, " "
-    right_word = _WORD_START.match(right)
-    head_match = _WORD_END.search(left[-60:-1])
-    if left[-2:-1].isdigit() and right[:1].isdigit():
-        return 0, ""  # "2-" + "3 players"
-    if not head_match or not right_word:
-        return 0, ""
-    head = head_match.group(1)
-    tail = right_word.group(0)
-    if tail.lower() in HYPHEN_CONJUNCTIONS:
-        return 0, " "  # "Spieler- und Begegnungskarten", "vuur- en waterwaarden"
-    if right_word.group(1):
-        return 0, ""  # "Nicht-" + "im-Spiel-Zone": the continuation is itself a compound
-    return (1, "") if hyphen_decision(head, tail, language, evidence) else (0, "")
-
-
-def hyphen_decision(head: str, tail: str, language: str, evidence: Evidence | None = None) -> bool:
-    """True: the hyphen is a line-end hyphenation (drop it); False: a real hyphen.
-
-    Evidence from the document first (the joined word, or the hyphenated form, used
-    elsewhere in it), then the word list, then a language rule: in German, Dutch and
-    Polish a lower-case continuation is a hyphenation, an upper-case one a compound.
-    """
-    if tail[:1].isupper() and not (head.isupper() and tail.isupper()):
-        return False  # "Marvel-Helden", "Nicht-Identitätskarte", "X-Men"
-    if len(head) == 1:
-        return False  # "E-", "x-" + …: a letter, not a syllable
-    joined = (head + tail).lower()
-    hyphenated = f"{head}-{tail}".lower()
-    if evidence is not None:
-        joined_seen, hyphenated_seen = evidence.has_word(joined), evidence.has_compound(hyphenated)
-        if joined_seen != hyphenated_seen:
-            return joined_seen
-    lang = language if language in ("en", "de", "pl", "nl", "fr", "es", "it") else "en"
-    z_joined = zipf(joined, lang)
-    if lang in ("de", "nl", "pl"):
-        if z_joined > 0:
-            return True
-        if (
-            lang == "nl"
-            and head[-1:].lower() in "aeiou"
-            and (head[-1] + tail[:1]).lower() in _DUTCH_VOWEL_CLASH
-        ):
-            return False  # "zee-egel", "auto-ongeluk": the hyphen keeps the vowels apart
-        return True
-    z_head, z_tail = zipf(head.lower(), lang), zipf(tail.lower(), lang)
-    if z_joined > 0 and (z_joined >= 1 and z_joined >= min(z_head, z_tail) - 2):
-        return True  # "con-trol", "any-one", "there-fore"
-    if z_head >= 2.5 and z_tail >= 2.5 and len(head) > 1 and len(tail) > 1:
-        return False  # "well-known", "two-player", "face-down"
-    return True  # a fragment of a word the list does not know: "mar-shaling"
-
-
-# fmt: off
-_DUTCH_VOWEL_CLASH = {"aa", "ae", "ai", "au", "ee", "ei", "eu", "ie", "oo", "oe", "oi", "ou", "ui", "uu", "ea", "eo", "ia", "io", "oa"}
-# fmt: on
-
-
-def ends_sentence(text: str) -> bool:
-    stripped = text.rstrip().rstrip(CLOSERS)
-    return bool(stripped) and stripped[-1] in TERMINAL
-
-
 def _ends_mid_phrase(text: str) -> bool:
     """The line stops where a sentence cannot: after a comma, a hyphen or a connector."""
     stripped = text.rstrip()
@@ -364,80 +144,15 @@ def _ends_mid_phrase(text: str) -> bool:
     return bool(words) and words[-1].lower() in CONNECTORS
 
 
-def measure(lines: list[Line]) -> tuple[int, bool]:
-    """The wrap width and whether the text is wrapped.
-
-    The width is the 90th percentile of the lengths of lines that certainly wrapped (they
-    stop mid-sentence and the next line goes on in lower case), or of all lines when
-    there are too few of those: long list items that were never wrapped do not count.
-    """
-    texts = [line.text.strip() for line in lines if line.text.strip()]
-    if not texts:
-        return 0, False
-    wrapped_lengths = sorted(
-        len(a)
-        for a, b in zip(texts, texts[1:], strict=False)
-        if not ends_sentence(a) and b[:1].islower()
-    )
-    wrapped = len(wrapped_lengths) >= max(2, 0.15 * len(texts))
-    lengths = wrapped_lengths if len(wrapped_lengths) >= 5 else sorted(len(text) for text in texts)
-    return lengths[int(0.9 * (len(lengths) - 1))], wrapped
-
-
-# -- Section headings ---------------------------------------------------------------------
-
-_SECTION_PHRASES = {
-    kind: {w for words in MARKERS.values() for w in words[kind]} for kind in SECTION_KINDS
-}
-_SECTION_WORDS = {
-    kind: {w for w in _SECTION_PHRASES[kind] if " " not in w}
-    for kind in ("errata", "clarifications")
-}
-_SECTION_JOINERS = re.compile(r"\s+(?:and|&|und|i|oraz|en|et|y|/)\s+|\s*[/,]\s*")
-
-
-def section_kind(title: str) -> str:
-    """ "errata", "clarifications", "questions" or "contents" for a section heading, else ""."""
-    text = re.sub(r"^\d+(?:\.\d+)*[.)]?\s+", "", title.strip())
-    text = normalise_title(text.rstrip(":").strip("*_# "))
-    if not text or text.endswith("?") or len(text) > 60:
-        return ""
-    for kind in SECTION_KINDS:
-        if text in _SECTION_PHRASES[kind]:
-            return kind
-    parts = [part for part in _SECTION_JOINERS.split(text) if part]
-    if len(parts) >= 2:
-        kinds = [
-            next((k for k in SECTION_KINDS if part in _SECTION_PHRASES[k]), "") for part in parts
-        ]
-        if all(kinds):
-            return next(k for k in SECTION_KINDS if k in kinds)
-    words = re.findall(r"[^\W\d_]+", text)
-    if len(words) <= 4:
-        for kind in ("errata", "clarifications"):
-            if any(word in _SECTION_WORDS[kind] for word in words):
-                return kind
-    return ""
-
-
-_DOCUMENT_WORDS = {
-    w
-    for kind in ("errata", "clarifications", "questions")
-    for w in _SECTION_PHRASES[kind]
-    if " " not in w and len(w) > 3 or w == "faq"
-}
-
-
-def names_a_faq(title: str) -> bool:
-    """A title like "Kosmiczna Flota – FAQ i errata": it names the document, not a ruling."""
-    return any(word in _DOCUMENT_WORDS for word in re.findall(r"[^\W\d_]+", title.casefold()))
-
-
 # -- Building blocks ----------------------------------------------------------------------
 
 
 def build_blocks(
-    lines: list[Line], language: str, *, markdown: bool = False, known: frozenset[str] | set[str] = frozenset()
+    lines: list[Line],
+    language: str,
+    *,
+    markdown: bool = False,
+    known: frozenset[str] | set[str] = frozenset(),
 ) -> list[Block]:
     """``known``: normalised titles and aliases of the game's entries already stored, which
     cross-reference labels may name besides the document's own headings."""
@@ -474,7 +189,9 @@ def _split_trailing_cross_references(blocks: list[Block]) -> list[Block]:
     out: list[Block] = []
     for block in blocks:
         out.append(block)
-        if block.type not in ("bullet", "numbered", "paragraph") or block.text.startswith(("```", "~~~", "|", ">")):
+        if block.type not in ("bullet", "numbered", "paragraph") or block.text.startswith(
+            ("```", "~~~", "|", ">")
+        ):
             continue
         found = split_trailing_cross_reference(block.text)
         if found is not None:
@@ -717,7 +434,9 @@ class _Builder:
         if current is not None and current.type == "heading" and not current.question:
             target = match_redirect_line(stripped)
             if target is not None and match_cross_reference_line(stripped) is None:
-                self.add(Block("crossref", target, number, last_raw=stripped, markdown=md, redirect=True))
+                self.add(
+                    Block("crossref", target, number, last_raw=stripped, markdown=md, redirect=True)
+                )
                 self.list_context, self.block_ended = "", True
                 return
 
@@ -737,7 +456,7 @@ class _Builder:
         question = QUESTION_PREFIX.match(stripped)
         if question:
             text = question.group("text").strip()
-            answer = _INLINE_ANSWER.search(text)
+            answer = INLINE_ANSWER.search(text)
             heading = self._heading(
                 text[: answer.start()] if answer else text, number, question=True
             )
@@ -857,9 +576,9 @@ class _Builder:
         md = self.markdown
         current = self.current
         in_list = self.list_context == "implicit" or (
-            current is not None and current.ordered and _is_next_sibling(current.number, label)
+            current is not None and current.ordered and is_next_sibling(current.number, label)
         )
-        if in_list and label.isdigit() and len(text) <= 100 and not _TWO_SENTENCES.search(text):
+        if in_list and label.isdigit() and len(text) <= 100 and not TWO_SENTENCES.search(text):
             self.add(
                 Block(
                     "bullet", text, number, number=label, ordered=True, last_raw=text, markdown=md
@@ -1014,7 +733,7 @@ class _Builder:
             core.endswith("?")
             and len(text) <= QUESTION_MAX
             and text[:1].isupper()
-            and not _TWO_SENTENCES.search(core[:-1])
+            and not TWO_SENTENCES.search(core[:-1])
         ):
             question = True
         elif self._looks_like_heading(text):
@@ -1030,7 +749,7 @@ class _Builder:
         if number_of and next_number and not question:
             # "2. Combat" above "3. Scoring" is a list (or a table of contents); above
             # "2.1 …" or "201. …" it is a section
-            return not _is_next_sibling(number_of, next_number.group("number"))
+            return not is_next_sibling(number_of, next_number.group("number"))
         return True
 
 
@@ -1040,7 +759,7 @@ def _looks_like_heading(text: str, max_length: int) -> bool:
     first = text.lstrip("\"'“„‘«(*_")[:1]
     if not (first.isupper() or first.isdigit()):
         return False
-    if text.endswith("-") or _TWO_SENTENCES.search(text):
+    if text.endswith("-") or TWO_SENTENCES.search(text):
         return False
     core = text.rstrip(CLOSERS + " ")
     if core.endswith(ELLIPSIS) or core.endswith("?"):
@@ -1058,45 +777,6 @@ def _plain_title(text: str) -> str:
     return text.strip().rstrip("#").strip()
 
 
-def _is_number_prefix(parent: str, child: str) -> bool:
-    """ "601" → "601.2" → "601.2a"; "2" → "2.3"; "1.2" → "1.2.3"; and "6" → "601" (a
-    chapter's three-digit rules, as in comprehensive rules)."""
-    return bool(parent) and parent in number_ancestors(child)
-
-
-def number_ancestors(number: str) -> list[str]:
-    """The numbers a rule number stands under, nearest first: 601.2a → [601.2, 601, 6]."""
-    out = []
-    current = number
-    while current:
-        if current[-1:].isalpha():
-            current = current.rstrip("abcdefghijklmnopqrstuvwxyz")
-        elif "." in current:
-            current = current.rsplit(".", 1)[0]
-        elif current.isdigit() and len(current) == 3:
-            current = current[0]  # "601" is in chapter "6"
-        else:
-            break
-        if current:
-            out.append(current)
-    return out
-
-
-def _is_next_sibling(number: str, following: str) -> bool:
-    """ "1" → "2", "2.3" → "2.4", "601.2a" → "601.2b": the next item of the same list."""
-    if (
-        following.count(".") != number.count(".")
-        or following[-1:].isalpha() != number[-1:].isalpha()
-    ):
-        return False
-    up, following_up = number_ancestors(number)[:1], number_ancestors(following)[:1]
-    if up != following_up:
-        return False
-    if number.isdigit() and following.isdigit():
-        return 0 < int(following) - int(number) <= 2
-    return following != number
-
-
 def _promote_questions(blocks: list[Block], heading_max: int) -> list[Block]:
     """A paragraph that is one question of its own, followed by its answer, is a question
     heading (a question too long for one line was wrapped)."""
@@ -1109,7 +789,7 @@ def _promote_questions(blocks: list[Block], heading_max: int) -> list[Block]:
             not core.endswith("?")
             or len(text) > QUESTION_MAX
             or not text[:1].isupper()
-            or _TWO_SENTENCES.search(core[:-1])
+            or TWO_SENTENCES.search(core[:-1])
         ):
             continue
         previous = blocks[index - 1] if index else None
@@ -1130,11 +810,6 @@ def _promote_questions(blocks: list[Block], heading_max: int) -> list[Block]:
     return blocks
 
 
-def is_index_letter(text: str) -> bool:
-    """An alphabet divider of a glossary: "A", "B", "C–D" on a line of its own."""
-    return _SINGLE_LETTER.match(text.strip()) is not None
-
-
 def _drop_index_letters(lines: list[Line]) -> list[Line]:
     """Alphabet dividers of a glossary ("A", "B", "C–D" on a line of their own). A letter
     with no text after it divides nothing: it is kept (and reported by the pipeline)."""
@@ -1145,12 +820,13 @@ def _drop_index_letters(lines: list[Line]) -> list[Line]:
 def _drop_contents(lines: list[Line]) -> list[Line]:
     """A table of contents: a "Contents" heading and the lines after it that reappear
     later in the document (as headings), page numbers and dot leaders aside."""
-    contents = _SECTION_PHRASES["contents"]
+    contents = SECTION_PHRASES["contents"]
     start = next(
         (
             i
             for i, line in enumerate(lines)
-            if line.text.strip() and normalise_title(line.text.strip("#*_ :")) in contents
+            if _MAY_NAME_CONTENTS.match(line.text)
+            and normalise_title(line.text.strip("#*_ :")) in contents
         ),
         None,
     )
@@ -1177,122 +853,6 @@ def _drop_contents(lines: list[Line]) -> list[Line]:
     return lines[:start] + lines[end:]
 
 
-# -- The outline: which heading stands under which ---------------------------------------
-
-
-def heading_style(block: Block) -> str:
-    """What makes headings of one level look alike in plain text."""
-    if block.question:
-        return "question"
-    if block.number:
-        return f"number{block.number.count('.') + 1 + (block.number[-1:].isalpha())}"
-    letters = [c for c in block.text if c.isalpha()]
-    if len(letters) >= 2 and all(c.isupper() for c in letters):
-        return "caps"
-    return "title"
-
-
-@dataclass
-class _Open:
-    index: int
-    style: str
-    number: str
-    section: bool = False
-    child_style: str | None = None
-
-
-def outline(blocks: list[Block]) -> dict[int, int | None]:
-    """For each heading (by block index), the index of the heading it stands under.
-
-    Markdown levels decide when the document has them. In plain text a heading directly
-    followed by another heading (no body between), or a section heading such as
-    "Errata", is a *group*: the headings after it stand under it until one of its own
-    level comes. Its level is recognised by style (ALL CAPS, Title, a number's depth):
-    a heading like the group's own, where the group's children look different, is the
-    group's sibling; a heading like the group's first child is another child; when all
-    headings look alike, a heading that is itself a group starts a new group beside
-    the old one, any other stays under it. Numbered headings stand under the heading
-    whose number is a prefix of theirs (2.3 under 2).
-    """
-    parents: dict[int, int | None] = {}
-    headings = [i for i, block in enumerate(blocks) if block.type == "heading"]
-    if any(blocks[i].level for i in headings):
-        stack: list[int] = []
-        for i in headings:
-            level = blocks[i].level or 7
-            while stack and (blocks[stack[-1]].level or 7) >= level:
-                stack.pop()
-            parents[i] = stack[-1] if stack else None
-            stack.append(i)
-        return parents
-
-    open_: list[_Open] = []
-    for i in headings:
-        block = blocks[i]
-        style = heading_style(block)
-        group = is_group(blocks, i)
-        parent: _Open | None = None
-        sibling_of: _Open | None = None
-        if open_ and open_[-1].index == i - 1:
-            parent = open_[-1]  # directly after a group heading: its first child
-            if parent.child_style is None:
-                parent.child_style = style
-        else:
-            while open_:
-                top = open_[-1]
-                if top.section and not block.section and not group and top.child_style is None:
-                    parent = top  # under "Errata" (with an introduction of its own)
-                    break
-                if block.number:
-                    if top.number:
-                        if _is_number_prefix(top.number, block.number):
-                            parent = top
-                            break
-                    elif top.child_style and top.child_style.startswith("number"):
-                        parent = top
-                        break
-                elif group and style == top.style and not top.number:
-                    open_.pop()  # a group beside the open one
-                    parent = open_[-1] if open_ else None
-                    break
-                elif style == top.child_style:
-                    parent = top
-                    break
-                elif style == top.style and not top.number:
-                    sibling_of = open_.pop()  # the next heading of the group's own level
-                    parent = open_[-1] if open_ else None
-                    break
-                open_.pop()
-        if parent is not None:
-            while open_ and open_[-1] is not parent:
-                open_.pop()
-        parents[i] = parent.index if parent else None
-        if group:
-            open_.append(_Open(i, style, block.number, section=bool(block.section)))
-        elif sibling_of is not None and sibling_of.child_style not in (None, style):
-            # "PLAYING THE GAME" with a body of its own, beside the group "SETUP": the
-            # headings that look like SETUP's children are its children.
-            open_.append(_Open(i, style, block.number, child_style=sibling_of.child_style))
-    return parents
-
-
-def is_group(blocks: list[Block], index: int) -> bool:
-    """A heading with no body of its own (the next block is a heading), or a section
-    heading ("Errata", "FAQ"): the headings after it stand under it."""
-    block = blocks[index]
-    if block.question:
-        return False
-    if block.section in ("errata", "clarifications", "questions"):
-        return True
-    following = blocks[index + 1] if index + 1 < len(blocks) else None
-    return following is not None and following.type == "heading"
-
-
-def has_body(blocks: list[Block], index: int) -> bool:
-    following = blocks[index + 1] if index + 1 < len(blocks) else None
-    return following is not None and following.type != "heading"
-
-
 def _normalise_levels(blocks: list[Block]) -> None:
     """Indentation widths → nesting levels 0, 1, 2 … within each run of list items."""
     run: list[Block] = []
@@ -1305,3 +865,4 @@ def _normalise_levels(blocks: list[Block]) -> None:
             for b in run:
                 b.level = indents.index(b.level)
             run = []
+

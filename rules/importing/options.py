@@ -1,0 +1,51 @@
+"""What the caller asks of an import: the game, the language, the source and how to write.
+
+The management commands, the admin's upload, the demo loader and the manifest fill
+these in; both importers read them. Like ``report``, this module imports nothing of the
+importer.
+"""
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class SourceInfo:
+    title: str
+    kind: str = "rules_reference"
+    version: str = ""
+    official: bool = True
+    url: str = ""
+    attribution: str = ""
+    # An existing source of that title keeps its details unless this is set (a manifest
+    # is the source's description; a command line or upload only names it).
+    update_existing: bool = False
+
+
+@dataclass
+class SectionOverride:
+    """Per-section instructions from a manifest: "this section is an erratum"."""
+
+    type: str | None = None  # entry | erratum | question
+    aliases: list[str] = field(default_factory=list)
+    affects: list[str] = field(default_factory=list)
+    title: str | None = None
+    erratum_kind: str | None = None
+
+
+@dataclass
+class ImportOptions:
+    game: str  # slug
+    language: str
+    kind: str = "auto"  # glossary | rulebook | faq | auto
+    source: SourceInfo | None = None
+    page: str = ""
+    status: str = "published"  # for items the import creates; existing items keep theirs
+    game_name: str | None = None
+    game_details: dict = field(default_factory=dict)
+    overrides: dict[str, SectionOverride] = field(default_factory=dict)
+    leading_fragment_title: str | None = None
+    numbered_title: str = "{parent} {number}"
+    dry_run: bool = False
+    # Delete this source's items (same game and language) that the document no longer has.
+    prune: bool = False
+    user: object | None = None  # recorded as the author of the history versions

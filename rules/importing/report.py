@@ -1,0 +1,82 @@
+"""What an import tells its reader: repairs, warnings and one outcome per row.
+
+Every stage adds to the same report: reading and cleaning list their repairs, cleaning,
+splitting and writing their warnings, the row writer (``rows``) one ``Outcome`` per item
+it created, changed, left alone or deleted. Both importers, the text pipeline and the
+canonical JSON one, hand back an ``ImportReport``; the management command prints it
+and the admin shows it as the dry-run preview. This module imports nothing of the
+importer, so every stage may use it.
+"""
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Repair:
+    """Something the importer changed in the text, for a moderator to check."""
+
+    original: str
+    replacement: str
+    line: int | None = None
+    note: str = ""
+
+
+@dataclass
+class Warning:
+    """Something a moderator should look at (kept, not refused)."""
+
+    line: int | None
+    message: str
+
+
+@dataclass
+class Outcome:
+    """What the import did (or, in a dry run, would do) to one item."""
+
+    type: str  # game | source | entry | erratum | question
+    title: str
+    action: str  # created | updated | unchanged | deleted
+    slug: str = ""
+    # For "updated": field name → (before, after), both as text, for a reviewer's diff.
+    changes: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+@dataclass
+class ImportReport:
+    detected_kind: str
+    items: list  # the parsed items of a text document (splitting.ParsedItem); none for JSON
+    outcomes: list[Outcome] = field(default_factory=list)
+    repairs: list[Repair] = field(default_factory=list)
+    warnings: list[Warning] = field(default_factory=list)
+    dry_run: bool = False
+    input_format: str = "text"  # text | markdown | pdf | json
+
+    def _titles(self, action: str) -> list[str]:
+        return [outcome.title for outcome in self.outcomes if outcome.action == action]
+
+    @property
+    def created(self) -> list[str]:
+        return self._titles("created")
+
+    @property
+    def updated(self) -> list[str]:
+        return self._titles("updated")
+
+    @property
+    def unchanged(self) -> list[str]:
+        return self._titles("unchanged")
+
+    @property
+    def deleted(self) -> list[str]:
+        return self._titles("deleted")
+
+    def summary(self) -> str:
+        deleted = f", {len(self.deleted)} deleted" if self.deleted else ""
+        # The items the document holds: parsed ones, or (a JSON export) its rows.
+        count = len(self.items) or len([o for o in self.outcomes if o.action != "deleted"])
+        return (
+            f"{count} items ({self.detected_kind}): {len(self.created)} created, "
+            f"{len(self.updated)} updated, {len(self.unchanged)} unchanged{deleted}; "
+            f"{len(self.repairs)} repairs, {len(self.warnings)} warnings"
+            + (" (dry run: nothing written)" if self.dry_run else "")
+        )

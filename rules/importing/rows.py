@@ -1,0 +1,488 @@
+"""The one row writer of both importers: upserts with history, in bulk, in one transaction.
+
+The text pipeline (``writing``) turns parsed items into ``Row``s, the canonical JSON
+import (``canonical.writing``) turns an export's items into them; both hand them to a
+``RowWriter`` (``row_writer()``), and only it writes entries, errata and FAQ questions.
+What both importers promise, kept here once:
+
+* **One transaction per import**, resolution of cross-references deferred to its end
+  and run once per game and language; a dry run does everything and rolls it back, so
+  its report is exact.
+* **Unchanged rows are not written.** A created or changed row gets exactly one history
+  version, with the import's change reason and user, and that version holds the row's
+  relations (an erratum's ``affects``, a question's ``related_entries``) as they ended.
+  The caller matches rows by natural key and gives the stored row (``Row.obj``).
+* **Changes are reported field by field as text** (``changes_of``, ``as_text``): an
+  entry by its slug, a source by its title, booleans as yes/no, lists joined by commas.
+  Fields in ``quiet`` (the text importer's ``order``) are written without a version
+  and not reported when nothing else changed.
+* **Parents before children** (``parents_first``): new entries are inserted level by
+  level, so a child's first version already has its parent; a parent chain that loops
+  is the caller's to refuse (JSON) or cut (text) before writing.
+* **Texts are written as given** (the text pipeline has normalised them already; a JSON
+  export holds stored texts exactly).
+* **Derived data follows in bulk**, as ``save()`` would have made it: the texts' HTML
+  rendered as they are written (``rules.rendering``; a ``[[link]]`` to an entry this
+  import creates is rendered again by the resolution at the end), the cross-reference
+  rows of entries whose labels or body changed rebuilt, born resolved against the
+  entries as they are once written, the search index updated for every row written
+  (bulk writes send no signals), and every game and language written to resolved once
+  at the end.
+* **Pruning** (``delete``) deletes row by row: each gets its "deleted" version with the
+  reason, and the signals take it out of the search index and the resolution.
+
+The importer, like the search index and the admin, uses ``faq`` explicitly (FAQ
+questions are imported with the rest); ``rules`` models and querysets never do.
+"""
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import date
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+from simple_history.utils import (
+    get_history_manager_for_model,
+    get_m2m_field_name,
+    get_m2m_reverse_field_name,
+)
+
+from faq.models import Question
+
+from ..bulk import create_objects
+from ..history import stamp, tracked_m2m_fields
+from ..models import Entry, Erratum, Source
+from ..references import (
+    deferred_resolution,
+    link_targets,
+    rebuild_cross_references,
+    request_resolution,
+    resolution_keys,
+)
+from ..rendering import render_fields, spec_for
+from ..search.index import index_objects
+from .report import ImportReport, Outcome
+
+BATCH = 500
+MODELS = {"entry": Entry, "erratum": Erratum, "question": Question}
+TYPES = {model: type_ for type_, model in MODELS.items()}
+# The order rows are pruned in: what points at entries first, then entries.
+DELETE_ORDER = ("question", "erratum", "entry", "source")
+
+
+@dataclass(eq=False)
+class Row:
+    """One entry, erratum or question an import writes."""
+
+    type: str  # entry | erratum | question
+    title: str  # as the report names it
+    slug: str
+    language: str
+    values: dict  # model field → value (a foreign key as its object, or None)
+    obj: object | None = None  # the stored row; the new one once created
+    defaults: dict = field(default_factory=dict)  # set on a new row only (the text import's status)
+    parent: "Row | None" = None  # an entry's parent when that is a row of this import too
+    relations: dict[str, list] | None = None  # M2M field → the entries it links; None: leave it
+    outcome: Outcome | None = None
+    item: object = None  # what the caller made the row from (a parsed item, an export's item)
+
+    def wanted(self) -> dict:
+        """The values with the parent row's object in place of the parent row."""
+        if self.parent is None:
+            return self.values
+        return {**self.values, "parent": self.parent.obj}
+
+
+class ParentLoop(Exception):
+    """A chain of parents that comes back to where it started: ``chain`` ends with the
+    item it started from."""
+
+    def __init__(self, chain: list):
+        self.chain = chain
+        super().__init__(chain)
+
+
+def parents_first(items: list, parent_of: Callable) -> list:
+    """``items`` in their order, except that a parent among them comes before its
+    children; ``parent_of(item)`` is the item's parent among ``items``, or None. Raises
+    ``ParentLoop`` where a chain of parents loops."""
+    done: set[int] = set()
+    ordered: list = []
+    for item in items:
+        chain: list = []
+        current = item
+        while current is not None and id(current) not in done:
+            if any(link is current for link in chain):
+                start = next(i for i, link in enumerate(chain) if link is current)
+                raise ParentLoop([*chain[start:], current])
+            chain.append(current)
+            current = parent_of(current)
+        for link in reversed(chain):
+            done.add(id(link))
+            ordered.append(link)
+    return ordered
+
+
+def as_text(value) -> str:
+    """A field's value as a reviewer reads it in a before/after diff."""
+    if value is None:
+        return ""
+    if isinstance(value, Entry):
+        return value.slug
+    if isinstance(value, Source):
+        return value.title
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(as_text(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value)
+
+
+def changes_of(obj, values: dict) -> dict[str, tuple[str, str]]:
+    """Field → (before, after) as text, for the values that differ from the row's.
+
+    A foreign key is compared by id, so comparing thousands of rows loads no related row."""
+    opts = type(obj)._meta
+    changes: dict[str, tuple[str, str]] = {}
+    for name, value in values.items():
+        model_field = opts.get_field(name)
+        if model_field.is_relation:
+            if getattr(obj, model_field.attname) != (value.pk if value is not None else None):
+                changes[name] = (as_text(getattr(obj, name)), as_text(value))
+        elif getattr(obj, name) != value:
+            changes[name] = (as_text(getattr(obj, name)), as_text(value))
+    return changes
+
+
+@contextmanager
+def row_writer(
+    report: ImportReport,
+    *,
+    reason: str,
+    user=None,
+    quiet: Iterable[str] = (),
+    dry_run: bool = False,
+) -> Iterator["RowWriter"]:
+    """One import's transaction and its writer: everything or nothing is written, the
+    derived data is brought up to date at the end, and a dry run is rolled back."""
+    with transaction.atomic():
+        with deferred_resolution():
+            writer = RowWriter(report, reason=reason, user=user, quiet=quiet)
+            yield writer
+            writer.finish()
+        if dry_run:
+            # Everything above ran for real, so the report is exact; now undo it.
+            transaction.set_rollback(True)
+
+
+class RowWriter:
+    def __init__(self, report: ImportReport, *, reason: str, user=None, quiet: Iterable[str] = ()):
+        self.report, self.reason, self.user = report, reason, user
+        self.quiet = frozenset(quiet)
+        self.written: dict[str, list] = defaultdict(list)  # type → rows created or changed
+        self.references: list[Entry] = []  # entries whose labels or links changed
+        self.languages: set[tuple[int, str]] = set()  # (game id, language) written to
+        self._targets: dict[tuple[int, str], dict] = {}
+
+    # -- single rows: a game, a source ---------------------------------------------------
+
+    def save_one(
+        self,
+        type_: str,
+        model,
+        obj,
+        identity: dict,
+        values: dict,
+        title: str,
+        slug: str = "",
+        *,
+        report: bool = True,
+    ):
+        """Create or update one row with ``save()``, once and only if something changed."""
+        if obj is None:
+            obj = model(**identity, **values)
+            outcome = Outcome(type_, title, "created", slug)
+        else:
+            changes = changes_of(obj, values)
+            if not changes:
+                if report:
+                    self.report.outcomes.append(Outcome(type_, title, "unchanged", slug))
+                return obj
+            for name in changes:
+                setattr(obj, name, values[name])
+            outcome = Outcome(type_, title, "updated", slug, changes)
+        stamp(obj, self.reason, self.user)
+        obj.save()
+        if report:
+            self.report.outcomes.append(outcome)
+        return obj
+
+    # -- entries, errata, questions in bulk -----------------------------------------------
+
+    def write(self, game, type_: str, rows: list[Row]) -> None:
+        """Create, update or leave alone each row; one outcome per row, in their order."""
+        model = MODELS[type_]
+        new = [row for row in rows if row.obj is None]
+        stored = [row for row in rows if row.obj is not None]
+        current = self._current_relations(
+            model, [row for row in stored if row.relations is not None]
+        )
+        for level in _levels(new):
+            objs = [
+                model(
+                    game=game, language=row.language, slug=row.slug, **row.defaults, **row.wanted()
+                )
+                for row in level
+            ]
+            for row, obj in zip(level, self._create(model, objs), strict=True):
+                row.obj = obj
+                row.outcome = Outcome(type_, row.title, "created", row.slug)
+
+        updates: list[tuple[object, list[str]]] = []
+        quiet: list = []
+        relinked: list[Row] = [row for row in new if row.relations and any(row.relations.values())]
+        for row in stored:  # after the new rows: a parent may be one of them
+            obj, values = row.obj, row.wanted()
+            changes = changes_of(obj, values)
+            for name, targets in (row.relations or {}).items():
+                before = current.get((name, obj.pk), {})
+                if set(before) != {entry.pk for entry in targets}:
+                    changes[name] = (
+                        as_text(sorted(before.values())),
+                        as_text(sorted(e.slug for e in targets)),
+                    )
+            if changes.keys() & (row.relations or {}).keys():
+                relinked.append(row)
+            content = {name: change for name, change in changes.items() if name not in self.quiet}
+            fields = [name for name in changes if name in values]
+            for name in fields:
+                setattr(obj, name, values[name])
+            if content:
+                updates.append((obj, fields))
+                row.outcome = Outcome(type_, row.title, "updated", row.slug, content)
+            else:
+                if fields:
+                    quiet.append(obj)
+                row.outcome = Outcome(type_, row.title, "unchanged", row.slug)
+        self._update(model, updates)
+        if quiet:
+            model._default_manager.bulk_update(quiet, sorted(self.quiet), batch_size=BATCH)
+        self._relink(model, relinked)
+        self._snapshot_relations(model, [row.obj for row in new] + [obj for obj, _ in updates])
+        self.report.outcomes.extend(row.outcome for row in rows)
+
+    def _targets_for(self, game_id: int, language: str) -> dict:
+        """Where ``[[links]]`` point before the import (``rules.references.link_targets``)."""
+        key = (game_id, language)
+        if key not in self._targets:
+            self._targets[key] = link_targets(game_id, language)
+        return self._targets[key]
+
+    def _render(self, obj) -> None:
+        render_fields(obj, self._targets_for(obj.game_id, obj.language))
+
+    def _create(self, model, objs: list) -> list:
+        if not objs:
+            return []
+        for obj in objs:
+            self._render(obj)
+        saved = create_objects(objs, batch_size=BATCH)
+        self._versions(model, saved, "+")
+        self._written(model, saved)
+        if model is Entry:
+            self.references.extend(saved)
+        return saved
+
+    def _update(self, model, updates: list[tuple[object, list[str]]]) -> None:
+        if not updates:
+            return
+        now = timezone.now()
+        spec = spec_for(model)
+        fields = {name for _, changed in updates for name in changed} | {"updated_at"}
+        objs = []
+        for obj, changed in updates:
+            obj.updated_at = now
+            if model is Entry and "body" in changed:
+                obj.body_checked_at = now  # a new text is checked against errata anew
+                fields.add("body_checked_at")
+            if set(spec.texts) & set(changed):
+                self._render(obj)
+                fields.update([*spec.outputs, "html_fingerprint"])
+            if model is Entry and {"body", "see_also"} & set(changed):
+                self.references.append(obj)
+            objs.append(obj)
+        model._default_manager.bulk_update(objs, sorted(fields), batch_size=BATCH)
+        self._versions(model, objs, "~")
+        self._written(model, objs)
+
+    def _versions(self, model, objs: list, history_type: str) -> None:
+        """One history version for each of ``objs`` ("+" created, "~" changed), made as
+        simple-history's bulk_history_create makes them (its tracked fields, the date,
+        user and change reason), and written by ``create_objects``: with ``COPY`` on
+        PostgreSQL, 10,000 versions in 1.0 s instead of 1.6 s."""
+        if not objs or not getattr(settings, "SIMPLE_HISTORY_ENABLED", True):
+            return
+        history = get_history_manager_for_model(model).model
+        date = timezone.now()
+        user = self.user or history.get_default_history_user(objs[0])
+        tracked = [field.attname for field in history.tracked_fields]
+        create_objects(
+            [
+                history(
+                    history_date=date,
+                    history_user=user,
+                    history_change_reason=self.reason,
+                    history_type=history_type,
+                    **{name: getattr(obj, name) for name in tracked},
+                )
+                for obj in objs
+            ],
+            batch_size=BATCH,
+        )
+
+    def _written(self, model, objs: list) -> None:
+        self.written[TYPES[model]].extend(objs)
+        self.languages.update((obj.game_id, obj.language) for obj in objs)
+
+    # -- relations (M2M) ------------------------------------------------------------------
+
+    @staticmethod
+    def _current_relations(model, rows: list[Row]) -> dict[tuple[str, int], dict[int, str]]:
+        """(M2M field, row id) → {linked entry id: its slug}, for these stored rows."""
+        found: dict[tuple[str, int], dict[int, str]] = defaultdict(dict)
+        names = {name for row in rows for name in row.relations or {}}
+        ids = [row.obj.pk for row in rows]
+        for name in sorted(names):
+            m2m = model._meta.get_field(name)
+            through = m2m.remote_field.through
+            own, other = m2m.m2m_field_name(), m2m.m2m_reverse_name()
+            for start in range(0, len(ids), BATCH):
+                links = through._default_manager.filter(
+                    **{f"{own}__in": ids[start : start + BATCH]}
+                )
+                for pk, entry_id, slug in links.values_list(
+                    own, other, f"{m2m.m2m_reverse_field_name()}__slug"
+                ):
+                    found[(name, pk)][entry_id] = slug
+        return found
+
+    @staticmethod
+    def _relink(model, rows: list[Row]) -> None:
+        """Replace the M2M rows of these rows by their ``relations`` (no signal, no version:
+        the row's one version gets them in ``_snapshot_relations``)."""
+        if not rows:
+            return
+        names = {name for row in rows for name in row.relations or {}}
+        for name in sorted(names):
+            m2m = model._meta.get_field(name)
+            through = m2m.remote_field.through
+            own, other = m2m.m2m_column_name(), m2m.m2m_reverse_name()
+            ids = [row.obj.pk for row in rows if name in row.relations]
+            for start in range(0, len(ids), BATCH):
+                through._default_manager.filter(
+                    **{f"{m2m.m2m_field_name()}__in": ids[start : start + BATCH]}
+                ).delete()
+            through._default_manager.bulk_create(
+                [
+                    through(**{own: row.obj.pk, other: entry.pk})
+                    for row in rows
+                    if name in row.relations
+                    for entry in dict.fromkeys(row.relations[name])
+                ],
+                batch_size=BATCH,
+            )
+
+    @staticmethod
+    def _snapshot_relations(model, objs: list) -> None:
+        """The newest history version of each of ``objs`` (just written in bulk, which
+        records no M2M rows) gets the M2M rows the object has now."""
+        m2m_fields = tracked_m2m_fields(model)
+        if not m2m_fields or not objs:
+            return
+        history = model.history.model
+        ids = [obj.pk for obj in objs]
+        latest: dict[int, int] = {}
+        for start in range(0, len(ids), BATCH):
+            rows = (
+                history._default_manager.filter(id__in=ids[start : start + BATCH])
+                .values("id")
+                .annotate(latest=Max("history_id"))
+                .values_list("id", "latest")
+            )
+            latest.update(rows)
+        versions = list(latest.values())
+        for m2m in m2m_fields:
+            through = getattr(model, m2m.name).through
+            record_model = history.__dict__[m2m.name].model
+            own, other = get_m2m_field_name(m2m), get_m2m_reverse_field_name(m2m)
+            links = []
+            for start in range(0, len(ids), BATCH):
+                record_model._default_manager.filter(
+                    history_id__in=versions[start : start + BATCH]
+                ).delete()
+                links += through._default_manager.filter(
+                    **{f"{own}_id__in": ids[start : start + BATCH]}
+                ).values_list("pk", f"{own}_id", f"{other}_id")
+            record_model._default_manager.bulk_create(
+                [
+                    record_model(
+                        history_id=latest[pk],
+                        id=link_id,
+                        **{f"{own}_id": pk, f"{other}_id": entry_id},
+                    )
+                    for link_id, pk, entry_id in links
+                    if pk in latest
+                ],
+                batch_size=BATCH,
+            )
+
+    # -- pruning --------------------------------------------------------------------------
+
+    def delete(self, type_: str, objs: Iterable, title: Callable[[object], str]) -> None:
+        """Delete these rows one by one, each with a "deleted" version by this import."""
+        for obj in objs:
+            stamp(obj, self.reason, self.user)
+            outcome = Outcome(type_, title(obj), "deleted", getattr(obj, "slug", ""))
+            obj.delete()  # signals: the search index and the resolution follow
+            self.report.outcomes.append(outcome)
+
+    # -- at the end -----------------------------------------------------------------------
+
+    def finish(self) -> None:
+        """Derived data for what was written: cross-reference rows, the search index, and a
+        resolution of every game and language written to (at the end of the import)."""
+        by_language: dict[tuple[int, str], list[Entry]] = defaultdict(list)
+        for entry in self.references:
+            by_language[(entry.game_id, entry.language)].append(entry)
+        for (game_id, language), entries in sorted(by_language.items()):
+            # Born resolved against the entries as they are now, this import's included.
+            rebuild_cross_references(entries, resolution_keys(game_id, language))
+        for type_, objs in self.written.items():
+            index_objects(type_, objs)
+        for game_id, language in sorted(self.languages):
+            request_resolution(game_id, language)
+
+
+def _levels(rows: list[Row]) -> list[list[Row]]:
+    """New rows in insertion rounds: a row whose parent is new too comes a round after it."""
+    new = {id(row) for row in rows}
+
+    def new_parent(row: Row) -> Row | None:
+        return row.parent if row.parent is not None and id(row.parent) in new else None
+
+    depth: dict[int, int] = {}
+    levels: dict[int, list[Row]] = defaultdict(list)
+    for row in parents_first(rows, new_parent):
+        parent = new_parent(row)
+        depth[id(row)] = depth[id(parent)] + 1 if parent is not None else 0
+        levels[depth[id(row)]].append(row)
+    return [levels[level] for level in sorted(levels)]
