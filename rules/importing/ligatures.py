@@ -8,8 +8,8 @@ the most of the document's damaged words into real words of the document's langu
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import accumulate
 from functools import lru_cache
+from itertools import accumulate
 
 from .vocabulary import zipf
 

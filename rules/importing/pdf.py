@@ -56,7 +56,7 @@ def extract_pdf_text(data: bytes) -> str:
         raise
     except DependencyError as error:
         raise _aes_error(error) from error
-    except Exception as error:  # noqa: BLE001 - broken PDFs raise anything
+    except Exception as error:
         raise ImportRulesError(f"the PDF cannot be read: {_describe(error, data)}") from error
     if not pages:
         raise ImportRulesError("the PDF has no pages")
@@ -69,7 +69,7 @@ def extract_pdf_text(data: bytes) -> str:
                 text = page.extract_text() or ""
         except DependencyError as error:
             raise _aes_error(error) from error
-        except Exception as error:  # noqa: BLE001 - see the module docstring
+        except Exception as error:
             raise ImportRulesError(
                 f"the PDF cannot be read: {where} is damaged ({_describe(error, data)})"
             ) from error
@@ -107,7 +107,7 @@ class _Problems(logging.Handler):
         if record.thread == self.thread:
             try:
                 self.messages.append(record.getMessage())
-            except Exception:  # noqa: BLE001 - a bad log record must not break the import
+            except Exception:
                 self.messages.append(str(record.msg))
 
 

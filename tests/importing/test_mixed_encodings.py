@@ -85,7 +85,7 @@ def test_utf8_file_with_one_western_legacy_line(language, utf8_lines, legacy_lin
 
 
 def test_one_line_mixing_both_encodings_keeps_each_part():
-    line = "Świątynia".encode() + " i ".encode() + "żeton źródła".encode("cp1250") + b"\n"
+    line = "Świątynia".encode() + b" i " + "żeton źródła".encode("cp1250") + b"\n"
     data = line + lines_of(("Gracz zdobędzie źródło i świątynię.", "utf-8"), ("Każdy żeton leży.", "utf-8"))
     document = read_document(data, "pl")
     assert document.text.splitlines()[0] == "Świątynia i żeton źródła"
