@@ -42,7 +42,16 @@ from functools import lru_cache
 PHRASES = {
     "en": ["see also", "related", "see"],
     "de": ["siehe auch", "siehe"],
-    "pl": ["zobacz też", "zobacz także", "zobacz również", "patrz też", "patrz także", "patrz również", "zobacz", "patrz"],
+    "pl": [
+        "zobacz też",
+        "zobacz także",
+        "zobacz również",
+        "patrz też",
+        "patrz także",
+        "patrz również",
+        "zobacz",
+        "patrz",
+    ],
     "nl": ["zie ook", "zie"],
     "fr": ["voir aussi", "voir également", "voir"],
     "es": ["véase también", "ver también", "véase"],
@@ -383,7 +392,10 @@ def _unnamed(atoms, pages, start: int, end: int, separator: str, last: bool) -> 
 
 
 def _inside_brackets(text: str, position: int) -> bool:
-    return text[:position].count("(") > text[:position].count(")") or text[:position].count("[") > text[:position].count("]")
+    return (
+        text[:position].count("(") > text[:position].count(")")
+        or text[:position].count("[") > text[:position].count("]")
+    )
 
 
 _SEPARATOR = re.compile(r"([,;])")
@@ -405,7 +417,9 @@ def _split_outside_brackets(text: str) -> list[tuple[str, str]]:
                 closing = ""
             continue
         if char in _OPENING_QUOTES and text.find(_OPENING_QUOTES[char][0], position + 1) != -1 or (
-            char in _OPENING_QUOTES and len(_OPENING_QUOTES[char]) > 1 and text.find(_OPENING_QUOTES[char][1], position + 1) != -1
+            char in _OPENING_QUOTES
+            and len(_OPENING_QUOTES[char]) > 1
+            and text.find(_OPENING_QUOTES[char][1], position + 1) != -1
         ):
             closing = _OPENING_QUOTES[char]
         elif char in "([":

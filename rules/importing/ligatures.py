@@ -236,7 +236,11 @@ def repair_dropped_ligatures(lines: list[str], language: str) -> tuple[list[str]
     by_line: dict[int, list[tuple[int, str, str]]] = {}
     for (number, position), (token, fix) in openers.items():
         by_line.setdefault(number, []).append((position, token, fix))
-    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(fixes, key=len, reverse=True))) + r")\b") if fixes else None
+    pattern = (
+        re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(fixes, key=len, reverse=True))) + r")\b")
+        if fixes
+        else None
+    )
     seen: dict[tuple[str, str], list[int]] = {}
     out = []
     for number, line in enumerate(lines):

@@ -101,7 +101,10 @@ class TestDroppedLigatures:
 
 def test_two_entries_may_share_a_long_cross_reference_line():
     shared = "See also: Initiative, Reactions, Triggered Abilities"
-    text = f"Interrupts\nAn interrupt cancels an effect.\n{shared}\n\nResponses\nA response follows an effect.\n{shared}\n"
+    text = (
+        f"Interrupts\nAn interrupt cancels an effect.\n{shared}\n\n"
+        f"Responses\nA response follows an effect.\n{shared}\n"
+    )
     lines = texts(clean(text, "en"))
     assert lines.count(shared) == 2
 
@@ -113,7 +116,10 @@ def test_one_wrapped_line_that_happens_to_repeat_is_kept():
 
 
 def test_a_duplicated_block_of_lines_is_dropped_once_and_reported():
-    block = "Ein Angriff fügt dem Gegner Schaden zu, der seinem Angriffswert\nentspricht, sofern der Gegner nicht verteidigt."
+    block = (
+        "Ein Angriff fügt dem Gegner Schaden zu, der seinem Angriffswert\n"
+        "entspricht, sofern der Gegner nicht verteidigt."
+    )
     cleaned = clean(f"Angriff\n{block}\n{block}\n\nSchaden\nSchaden bleibt liegen.\n", "de")
     assert texts(cleaned).count("entspricht, sofern der Gegner nicht verteidigt.") == 1
     assert any("they repeat lines 2–3" in warning.message for warning in cleaned.warnings)

@@ -36,7 +36,20 @@ def run(*args) -> str:
 @pytest.mark.django_db
 class TestImportRules:
     def test_dry_run_json_is_one_object_with_the_documented_fields(self, document):
-        out = run(document, "--game", "tc", "--game-name", "Test Cards", "--language", "en", "--kind", "auto", "--dry-run", "--format", "json")
+        out = run(
+            document,
+            "--game",
+            "tc",
+            "--game-name",
+            "Test Cards",
+            "--language",
+            "en",
+            "--kind",
+            "auto",
+            "--dry-run",
+            "--format",
+            "json",
+        )
         report = json.loads(out)
         assert report["detected_kind"] == "glossary"
         assert [item["title"] for item in report["items"]] == ["Exhaust", "Ready"]
@@ -68,7 +81,9 @@ class TestImportRules:
     def test_warnings_name_their_line(self, tmp_path):
         path = tmp_path / "page.txt"
         path.write_text("continues from the previous page.\nRelated: Ready\n\n" + GLOSSARY, encoding="utf-8")
-        report = json.loads(run(path, "--game", "tc", "--game-name", "T", "--language", "en", "--dry-run", "--format", "json"))
+        report = json.loads(
+            run(path, "--game", "tc", "--game-name", "T", "--language", "en", "--dry-run", "--format", "json")
+        )
         assert any(w["line"] == 1 and "fragment" in w["message"] for w in report["warnings"])
 
     def test_an_unknown_game_needs_a_name(self, document):

@@ -87,7 +87,11 @@ class TestCanonicalJson:
 
     @pytest.mark.parametrize(
         ("char", "what"),
-        [("\x07", "a control character (U+0007)"), ("\x1b", "a control character (U+001B)"), ("\x0c", "a control character (U+000C)")],
+        [
+            ("\x07", "a control character (U+0007)"),
+            ("\x1b", "a control character (U+001B)"),
+            ("\x0c", "a control character (U+000C)"),
+        ],
     )
     def test_other_control_characters(self, char, what):
         error = refused(export(entries=[entry("angriff", body=f"Text{char}mehr")]))

@@ -255,7 +255,8 @@ class TestPolishFaq:
         assert items[
             "Czy jednostka z Osłoną może zostać zaatakowana przez dwie jednostki w tej samej turze?"
         ].body == (
-            "Nie. Osłona chroni jednostkę przed drugim atakiem:\n\n- w tej samej turze,\n- nawet jeśli atakuje inny gracz."
+            "Nie. Osłona chroni jednostkę przed drugim atakiem:\n\n"
+            "- w tej samej turze,\n- nawet jeśli atakuje inny gracz."
         )
 
     def test_grouping_headings_are_not_items(self):
@@ -287,7 +288,8 @@ class TestEnglishFaq:
         questions = {t: i.body for t, i in items.items() if i.type == "question"}
         assert questions == {
             "Can I respond to my own event with a reaction?": (
-                "Yes. Each reaction opens its own window, so you may trigger a reaction to an event you played yourself."
+                "Yes. Each reaction opens its own window, "
+                "so you may trigger a reaction to an event you played yourself."
             ),
             "If a unit with Stealth is exhausted, can it still be attacked?": (
                 "No. Stealth works whether the unit is ready or exhausted."

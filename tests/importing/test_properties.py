@@ -33,10 +33,14 @@ LINE_KINDS = st.one_of(
     ),
     st.lists(WORDS, min_size=1, max_size=8).map(lambda ws: " ".join(ws) + "?"),
     st.tuples(
-        st.sampled_from(["See also:", "Related:", "Siehe auch:", "Zobacz też:", "Zie ook", "Voir aussi :", "Véase también:"]),
+        st.sampled_from(
+            ["See also:", "Related:", "Siehe auch:", "Zobacz też:", "Zie ook", "Voir aussi :", "Véase también:"]
+        ),
         st.lists(WORDS, min_size=1, max_size=6),
     ).map(lambda t: t[0] + " " + ", ".join(t[1])),
-    st.sampled_from(["", "", "\f", "17", "Rules Reference", "[", "]", "Q: Can I?", "A: Yes.", "Errata", "# Heading", "## Sub"]),
+    st.sampled_from(
+        ["", "", "\f", "17", "Rules Reference", "[", "]", "Q: Can I?", "A: Yes.", "Errata", "# Heading", "## Sub"]
+    ),
     st.text(max_size=60),
 )
 DOCUMENTS = st.lists(LINE_KINDS, max_size=40).map("\n".join)
@@ -79,7 +83,11 @@ PROPERTY_SETTINGS = settings(
 
 @pytest.mark.django_db
 @PROPERTY_SETTINGS
-@given(text=DOCUMENTS, kind=st.sampled_from(["auto", "glossary", "rulebook", "faq"]), language=st.sampled_from(["en", "de", "pl", "nl"]))
+@given(
+    text=DOCUMENTS,
+    kind=st.sampled_from(["auto", "glossary", "rulebook", "faq"]),
+    language=st.sampled_from(["en", "de", "pl", "nl"]),
+)
 def test_documents_made_of_rules_text_pieces_import_or_are_refused(text, kind, language):
     import_or_refuse(text, kind, language)
 

@@ -75,9 +75,15 @@ class TestSeparators:
             "Erschöpfen",
             "Würfel, keine mehr übrig",
         ]
-        assert split_labels("Zug und Regeln, Ausnahmen und Vorrang", known, "de") == ["Zug", "Regeln, Ausnahmen und Vorrang"]
+        assert split_labels("Zug und Regeln, Ausnahmen und Vorrang", known, "de") == [
+            "Zug",
+            "Regeln, Ausnahmen und Vorrang",
+        ]
         known = {"règles, exceptions et priorités", "tour"}
-        assert split_labels("Tour, Règles, Exceptions et Priorités", known, "fr") == ["Tour", "Règles, Exceptions et Priorités"]
+        assert split_labels("Tour, Règles, Exceptions et Priorités", known, "fr") == [
+            "Tour",
+            "Règles, Exceptions et Priorités",
+        ]
 
     def test_the_reading_with_fewest_labels_names_an_entry_with_aliases(self):
         # "Exhaust" and "Exhausted" are aliases of the entry "Exhaust, Exhausted": one label.
@@ -104,7 +110,9 @@ class TestSeparators:
         report = import_document(second, ImportOptions(game="dq", language="de", kind="glossary", dry_run=True))
         assert report.items[0].cross_references == ["Angriff", "Würfel, keine mehr übrig"]
         # the same line in a game without that entry: two labels as written
-        alone = import_document(second, ImportOptions(game="dq2", game_name="Other", language="de", kind="glossary", dry_run=True))
+        alone = import_document(
+            second, ImportOptions(game="dq2", game_name="Other", language="de", kind="glossary", dry_run=True)
+        )
         assert alone.items[0].cross_references == ["Angriff", "Würfel", "keine mehr übrig"]
 
 
@@ -115,7 +123,11 @@ class TestConjunctions:
             "Mano",
             "En mano y fuera de la mano",
         ]
-        assert split_labels("Terugtrekken, Draken en Kristallen", language="nl") == ["Terugtrekken", "Draken", "Kristallen"]
+        assert split_labels("Terugtrekken, Draken en Kristallen", language="nl") == [
+            "Terugtrekken",
+            "Draken",
+            "Kristallen",
+        ]
         assert split_labels("Piloci, Tryb y Zasady", language="pl") == ["Piloci", "Tryb y Zasady"]
 
     def test_a_labels_first_word_is_never_a_separator(self):
@@ -131,7 +143,11 @@ class TestPageReferences:
         "text, language, expected",
         [
             ('Damage, "Upkeep" on page 7', "en", [("Damage", ""), ("Upkeep", "7")]),
-            ("Obrażenia, „Koszty” na stronie 9, Wyczerpanie", "pl", [("Obrażenia", ""), ("Koszty", "9"), ("Wyczerpanie", "")]),
+            (
+                "Obrażenia, „Koszty” na stronie 9, Wyczerpanie",
+                "pl",
+                [("Obrażenia", ""), ("Koszty", "9"), ("Wyczerpanie", "")],
+            ),
             ("Angriff, „Niederlage“ auf Seite 12", "de", [("Angriff", ""), ("Niederlage", "12")]),
             ("Nachziehstapel (S. 6), Hand", "de", [("Nachziehstapel", "6"), ("Hand", "")]),
             ("Dégâts, Défausse, voir page 4", "fr", [("Dégâts", ""), ("Défausse", "4")]),
@@ -179,7 +195,10 @@ class TestMissedLines:
         assert item.cross_references == labels and item.body == "To jest treść wpisu."
 
     def test_a_see_also_at_the_end_of_a_bullet(self):
-        text = "Discard Pile\nEach player has one.\n- Cards are discarded face up.\n- The order can be changed at any time. See also: Deck.\n"
+        text = (
+            "Discard Pile\nEach player has one.\n- Cards are discarded face up.\n"
+            "- The order can be changed at any time. See also: Deck.\n"
+        )
         item = self.entry(text, "en", "Discard Pile")
         assert item.cross_references == ["Deck"]
         assert item.body.endswith("- The order can be changed at any time.")
@@ -264,7 +283,8 @@ class TestDroppedLigatureForms:
 
     def test_th_at_the_start_of_list_items_and_headings(self):
         lines = self.repaired(
-            "e First Round\ne rst player draws.\n- e others draw four cards.\n- ose who cannot draw pass.\n1. ese cards are secret.\n"
+            "e First Round\ne rst player draws.\n- e others draw four cards.\n"
+            "- ose who cannot draw pass.\n1. ese cards are secret.\n"
         )
         assert lines == [
             "The First Round",
@@ -293,7 +313,8 @@ class TestDroppedLigatureForms:
             "Shue the deck. Eects are ocial.\n"
         )
         assert lines[1:] == [
-            "The first player places five tokens. Take the figure off the field and flip it. I've seen a difficult case.",
+            "The first player places five tokens. Take the figure off the field and flip it. "
+            "I've seen a difficult case.",
             "Shuffle the deck. Effects are official.",
         ]
 
@@ -344,7 +365,9 @@ def test_report_and_output_agree_on_titles_list_items_and_labels():
     assert list(items) == ["The Final Round", "The Red Tower", "Effects"]
     assert items["The Final Round"].cross_references == ["The Red Tower", "Effects"]
     assert items["The Final Round"].body == "The first player draws.\n\n- The others draw four cards."
-    reported = {(r.original, r.replacement): int(re.match(r"dropped ligature, (\d+)×", r.note).group(1)) for r in parsed.repairs}
+    reported = {
+        (r.original, r.replacement): int(re.match(r"dropped ligature, (\d+)×", r.note).group(1)) for r in parsed.repairs
+    }
     assert reported[("e", "The")] == 6  # two titles, a body line, a list item, a label, a body
     assert reported[("eect", "effect")] == 1 and reported[("Eects", "Effects")] == 2
 

@@ -96,7 +96,8 @@ class TestGameOfThronesEnglish:
 
     def test_x_bullets_become_list_items_and_wraps_are_joined(self, demo):
         reactions = entry(self.GAME, "Reactions").body
-        assert "\n- It is possible for multiple reactions to be initiated from the same triggering condition." in reactions
+        item = "\n- It is possible for multiple reactions to be initiated from the same triggering condition."
+        assert item in reactions
         assert "\nx " not in reactions
         assert "A reaction is a triggered ability whose text contains the boldface" in reactions
 
@@ -140,12 +141,15 @@ class TestStarWarsPolish:
 
     def test_stray_bracket_in_a_heading_is_repaired(self, demo):
         assert entry(self.GAME, "Zdolności powiązane z punktami budowy")
-        assert not Entry.objects.filter(title__endswith=")", game__slug=self.GAME, title__startswith="Zdolności").exists()
+        assert not Entry.objects.filter(
+            title__endswith=")", game__slug=self.GAME, title__startswith="Zdolności"
+        ).exists()
 
     def test_rulings_are_entries_with_polish_slugs(self, demo):
         titles = set(Entry.objects.filter(game__slug=self.GAME).values_list("title", flat=True))
         assert {"Piloci", "Ekwipunek", "Hidden Cost", "Efekty wyzwalane w etapie ciągnięcia"} <= titles
-        assert entry(self.GAME, "Nieunikalność i odnoszenie się po nazwie").slug == "nieunikalnosc-i-odnoszenie-sie-po-nazwie"
+        slug = entry(self.GAME, "Nieunikalność i odnoszenie się po nazwie").slug
+        assert slug == "nieunikalnosc-i-odnoszenie-sie-po-nazwie"
 
 
 class TestBlueMoonDutch:

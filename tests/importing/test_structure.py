@@ -129,7 +129,8 @@ def test_the_documents_own_titles_decide_an_and_between_two_labels():
 
 def test_a_cross_reference_line_wraps_onto_the_next_line():
     blocks = blocks_of(
-        "Reactions\nA reaction is an ability.\nRelated: Interrupts, Nested\nAbility Sequences, Passing and\nPriority\nQualifiers\nA qualifier applies."
+        "Reactions\nA reaction is an ability.\nRelated: Interrupts, Nested\n"
+        "Ability Sequences, Passing and\nPriority\nQualifiers\nA qualifier applies."
     )
     assert [b.labels for b in blocks if b.type == "crossref"] == [
         ["Interrupts", "Nested Ability Sequences", "Passing", "Priority"]
@@ -446,7 +447,10 @@ def test_plain_text_that_looks_like_html_is_shown_as_written(text):
 
 
 def test_markdown_headings_lists_and_inline_markup():
-    text = "# Rules\n\n## Combat\n\nAttack with **one** [[Unit|unit]].\n\n### Damage\n\n- one\n  - two\n\n1. first\n2. second"
+    text = (
+        "# Rules\n\n## Combat\n\nAttack with **one** [[Unit|unit]].\n\n"
+        "### Damage\n\n- one\n  - two\n\n1. first\n2. second"
+    )
     blocks = blocks_of(text, markdown=True)
     assert [(b.type, b.level, b.text) for b in blocks] == [
         ("heading", 1, "Rules"),

@@ -88,6 +88,8 @@ def test_the_import_stores_the_line_and_the_report_names_it(tmp_path):
 
 @pytest.mark.django_db
 def test_auto_detected_glossary_too():
-    report = import_document(GLOSSARY + "\nThanks for playing!\n", ImportOptions(game="g", game_name="G", language="en"))
+    report = import_document(
+        GLOSSARY + "\nThanks for playing!\n", ImportOptions(game="g", game_name="G", language="en")
+    )
     assert report.detected_kind == "glossary"
     assert [warning.line for warning in report.warnings] == [9]

@@ -147,7 +147,12 @@ class TestAllOrNothing:
         monkeypatch.setattr(references, "resolve_references", fail)
         with pytest.raises(RuntimeError):
             import_document(SECOND_EDITION, options())
-        assert (Game.objects.count(), Entry.objects.count(), Entry.history.count(), CrossReference.objects.count()) == counts
+        assert (
+            Game.objects.count(),
+            Entry.objects.count(),
+            Entry.history.count(),
+            CrossReference.objects.count(),
+        ) == counts
         assert Entry.objects.get(title="Angriff").body == "Alt."
 
     def test_a_dry_run_reports_exactly_and_writes_nothing(self):
@@ -181,7 +186,9 @@ def test_overlong_titles_are_shortened_with_a_warning_not_a_database_error():
 def test_a_source_named_on_the_command_line_keeps_its_details():
     from rules.models import Source
 
-    import_document(FIRST_EDITION, options(source=SourceInfo(title="Regelreferenz", version="1.5", attribution="Verlag")))
+    import_document(
+        FIRST_EDITION, options(source=SourceInfo(title="Regelreferenz", version="1.5", attribution="Verlag"))
+    )
     import_document(SECOND_EDITION, options(source=SourceInfo(title="Regelreferenz")))
     source = Source.objects.get(title="Regelreferenz")
     assert (source.version, source.attribution) == ("1.5", "Verlag")
