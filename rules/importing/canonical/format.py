@@ -82,9 +82,11 @@ QUESTION_FIELDS = (
     "related_entries", "translation_key",
 )
 # Model fields deliberately left out of the file (ids, the game link, timestamps, and
-# the HTML rendered from the texts: rules.rendering makes it again on import).
+# the HTML rendered from the texts: rules.rendering makes it again on import; a
+# translation's original and the history version of it it matches name rows of this
+# database's history, which an import does not bring).
 NOT_EXPORTED = frozenset(
-    {"id", "game", "created_at", "updated_at", "body_checked_at", "moderators"}
+    {"id", "game", "created_at", "updated_at", "body_checked_at", "moderators", "translation_of", "translation_base"}
     | {name for fields in RENDERED_FIELDS.values() for name in fields}
 )
 TOP_LEVEL_KEYS = (
