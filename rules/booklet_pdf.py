@@ -106,6 +106,15 @@ def _plain(html: str) -> str:
     return parser.text()
 
 
+# A corrected passage's link to its footnote on the page (rules.corrections, through
+# rules.booklet): in the PDF, its number alone (the footnote follows the entry).
+_ERRATUM_REF = re.compile(r'<a class="erratum-ref"[^>]*>(<sup>\d+</sup>)<span class="visually-hidden">.*?</span></a>')
+
+
+def _erratum_marks_as_numbers(html: str) -> str:
+    return _ERRATUM_REF.sub(r"\1", html) if 'class="erratum-ref"' in html else html
+
+
 def render_pdf(booklet, *, game_name: str, language: str, request) -> bytes:
     """The booklet as PDF bytes; the labels in the active UI language."""
     from django.utils import translation
@@ -203,7 +212,7 @@ def render_pdf(booklet, *, game_name: str, language: str, request) -> bytes:
                 pdf.multi_cell(0, 5, also_called, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
                 pdf.set_text_color(0, 0, 0)
             if entry.body_html:
-                html(entry.body_html)
+                html(_erratum_marks_as_numbers(entry.body_html))
             if entry.footnotes:
                 pdf.ln(1)
                 pdf.set_draw_color(180, 180, 180)

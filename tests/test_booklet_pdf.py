@@ -56,8 +56,8 @@ def test_the_pdf_holds_title_page_contents_entries_and_footnotes(client, game):
     for title in ["1. Przygotowanie", "2. Tura gracza", "2.1. Atak"]:
         assert title in pages[1]
     body = " ".join(pages[2:])
-    # in document order, Polish letters intact
-    texts = ["Połóż planszę na środku stołu.", "Gracz wykonuje dwie akcje.", "2.1a Rzuć kośćmi."]
+    # in document order, Polish letters intact, the erratum applied (its mark a number)
+    texts = ["Połóż planszę na środku stołu.", "Gracz wykonuje dwie akcje.", "2.1a Rzuć dwiema kośćmi.1"]
     order = [body.index(text) for text in texts]
     assert order == sorted(order)
     assert "pierwsza" in body and "trafienie" in body
