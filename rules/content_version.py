@@ -147,6 +147,18 @@ def unwatch_sql(vendor: str, tables) -> list[str]:
     return statements
 
 
+def watch_again(*tables: str):
+    """A migration's ``RunPython`` function that watches ``tables`` again: SQLite adds a
+    column with a non-constant default by rebuilding the table, which drops its triggers."""
+
+    def run(apps, schema_editor) -> None:
+        vendor = schema_editor.connection.vendor
+        run_sql(schema_editor, unwatch_sql(vendor, tables))
+        run_sql(schema_editor, watch_sql(vendor, tables))
+
+    return run
+
+
 def run_sql(schema_editor, statements: list[str]) -> None:
     for statement in statements:
         schema_editor.execute(statement)

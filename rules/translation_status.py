@@ -28,7 +28,6 @@ Decisions:
 """
 
 import hashlib
-from dataclasses import dataclass
 from datetime import date
 
 from django.db.models import Q
@@ -38,6 +37,7 @@ from django.utils.safestring import SafeString, mark_safe
 from .bulk import update_rows
 from .diffing import word_diff_html
 from .querysets import Status
+from .relations import LinkedEntry
 
 VERSION = "1"
 DIFF_CONTEXT = 12  # words kept on each side of a change in the diff
@@ -124,17 +124,8 @@ def refresh(game_id: int) -> int:
 # --- reading ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Original:
-    id: int
-    title: str
-    slug: str
-    number: str
-    language: str
-    url: str
-
-    def get_absolute_url(self) -> str:
-        return self.url
+# The original, as the page links it: an entry shown by another.
+Original = LinkedEntry
 
 
 class TranslationState:

@@ -2,14 +2,9 @@ from django.db import migrations, models
 
 from rules import content_version
 
-
-def watch_entries_again(apps, schema_editor):
-    """SQLite adds these columns by rebuilding the table, which drops its triggers: the
-    content version must keep changing with every write to entries (rules.content_version)."""
-    vendor = schema_editor.connection.vendor
-    tables = ["rules_entry"]
-    content_version.run_sql(schema_editor, content_version.unwatch_sql(vendor, tables))
-    content_version.run_sql(schema_editor, content_version.watch_sql(vendor, tables))
+# SQLite adds these columns by rebuilding the table, which drops its triggers: the
+# content version must keep changing with every write to entries (rules.content_version).
+watch_entries_again = content_version.watch_again("rules_entry")
 
 
 class Migration(migrations.Migration):
