@@ -35,6 +35,7 @@ from .corrections import anchor as erratum_anchor
 from .querysets import Status
 from .relations import ErratumOnPage
 from .rulebook import ROW_FIELDS, SECTION, Placed, Row, glossary, rulebooks
+from .text import shown_number
 
 GLOSSARY, RULES = "glossary", "rules"
 PARTS = (GLOSSARY, RULES)
@@ -75,8 +76,7 @@ class BookletEntry:
     @property
     def number(self) -> str:
         """The number to show before the title ("" where the title holds it)."""
-        number = self.row.number
-        return number if number and not self.row.title.endswith(number) else ""
+        return shown_number(self.row.number, self.row.title)
 
 
 @dataclass

@@ -13,7 +13,7 @@ from simple_history.models import HistoricalRecords
 
 from .languages import CONTENT_LANGUAGES, UI_LANGUAGES, ui_language_for
 from .querysets import EntryQuerySet, GameQuerySet, PublishableQuerySet, SourceQuerySet, Status
-from .text import normalize_label, normalize_text_fields, slugify_title
+from .text import normalize_label, normalize_text_fields, numbered_title, slugify_title
 
 CONTENT_PARAMETER = "content"  # ?content=fr: this entry's own version, not the UI's translation
 
@@ -282,7 +282,7 @@ class Entry(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.number}. {self.title}" if self.number and not self.title.endswith(self.number) else self.title
+        return numbered_title(self.number, self.title)
 
     @classmethod
     def from_db(cls, db, field_names, values):

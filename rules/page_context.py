@@ -10,6 +10,7 @@ from django.utils import translation
 from .collation import letter_groups
 from .languages import native_name
 from .models import Entry, Game, entry_url_template
+from .text import numbered_title
 
 
 def game_context(game_slug: str) -> dict:
@@ -45,7 +46,7 @@ class EntryListItem:
 
     @property
     def display_title(self) -> str:  # Entry.__str__
-        return f"{self.number}. {self.title}" if self.number and not self.title.endswith(self.number) else self.title
+        return numbered_title(self.number, self.title)
 
 
 def game_contents(game, language: str) -> dict:

@@ -48,6 +48,7 @@ from .bulk import update_rows
 from .collation import sort_by_title
 from .querysets import Status
 from .rulebook import navigation as rulebook_navigation
+from .text import numbered_title
 
 _pending: ContextVar[set | None] = ContextVar("pending_relations", default=None)
 
@@ -305,7 +306,7 @@ class LinkedEntry:
 
     @property
     def display_title(self) -> str:  # Entry.__str__
-        return f"{self.number}. {self.title}" if self.number and not self.title.endswith(self.number) else self.title
+        return numbered_title(self.number, self.title)
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from html import escape
 
 from .collation import letter_groups
 from .querysets import Status
+from .text import numbered_title, shown_number
 
 SECTION = "section"  # Entry.Kind.SECTION (models imports this module's users, not this)
 ROW_FIELDS = ("pk", "kind", "source_id", "parent_id", "order", "title", "slug", "number")
@@ -58,7 +59,7 @@ class Row:
 
     @property
     def display_title(self) -> str:  # Entry.__str__
-        return f"{self.number}. {self.title}" if self.number and not self.title.endswith(self.number) else self.title
+        return numbered_title(self.number, self.title)
 
     def linked(self) -> dict:
         """As ``rules.relations`` stores a linked entry."""
@@ -202,8 +203,8 @@ def tree_html(items: list[Placed], href, current: str | None = None, current_lab
                 out.append("</li>" + "</ol></li>" * (depth - placed.depth))
         depth = placed.depth
         here = current is not None and row.slug == current
-        shows_number = row.number and not row.title.endswith(row.number)
-        number = f'<span class="toc-number">{escape(row.number)}.</span> ' if shows_number else ""
+        shown = shown_number(row.number, row.title)
+        number = f'<span class="toc-number">{escape(shown)}.</span> ' if shown else ""
         title = escape(row.title)
         attributes = ' class="toc-here" aria-current="location"' if here else ""
         label = f' <span class="toc-here-label">{escape(current_label)}</span>' if here and current_label else ""

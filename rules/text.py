@@ -9,6 +9,18 @@ _NON_SLUG = re.compile(r"[^a-z0-9]+")
 _SPACES = re.compile(r"\s+")
 
 
+def shown_number(number: str, title: str) -> str:
+    """The number to show before a title: "" when there is none or the title ends with it
+    (an imported "Regel 7" keeps its number in its title)."""
+    return number if number and not title.endswith(number) else ""
+
+
+def numbered_title(number: str, title: str) -> str:
+    """A title as lists and headings show it: "2.1. Casting", or the title alone."""
+    shown = shown_number(number, title)
+    return f"{shown}. {title}" if shown else title
+
+
 def slugify_title(text: str, max_length: int = 200) -> str:
     """A readable ASCII slug with real transliteration (ł→l, ß→ss, é→e, ü→u).
 
