@@ -16,7 +16,7 @@ from rules import relations
 from rules.models import Entry, Erratum, Game
 from rules.querysets import Status
 from rules.translations import link
-from tests.admin.forms import form_data
+from tests.admin.forms import submit_change_form
 from tests.factories import make_entry, make_erratum, make_game, make_question
 
 pytestmark = pytest.mark.django_db
@@ -61,10 +61,7 @@ def page(client, entry) -> str:
 
 
 def admin_edit(client, obj, **changes):
-    url = f"/admin/{obj._meta.app_label}/{obj._meta.model_name}/{obj.pk}/change/"
-    data = form_data(client.get(url), f"{obj._meta.model_name}_form")
-    data.update(changes)
-    response = client.post(url, data)
+    response = submit_change_form(client, obj, **changes)
     assert response.status_code == HTTPStatus.FOUND, response.content.decode()[:2000]
 
 

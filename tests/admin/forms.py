@@ -65,3 +65,15 @@ def form_data(response, form_id: str | None = None) -> dict:
     for name, value in form_pairs(response, form_id):
         data.setdefault(name, []).append(value)
     return {name: values if len(values) > 1 else values[0] for name, values in data.items()}
+
+
+def submit_change_form(client, obj, **changes):
+    """Open ``obj``'s admin change form, change some fields and submit it as the browser
+    would, every other field as the page had it; return the response."""
+    opts = obj._meta
+    url = f"/admin/{opts.app_label}/{opts.model_name}/{obj.pk}/change/"
+    page = client.get(url)
+    assert page.status_code == 200, url
+    data = form_data(page, f"{opts.model_name}_form")
+    data.update(changes)
+    return client.post(url, data)

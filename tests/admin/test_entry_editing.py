@@ -10,7 +10,7 @@ import pytest
 
 from rules.models import Entry
 from rules.querysets import Status
-from tests.admin.forms import form_data
+from tests.admin.forms import submit_change_form
 from tests.factories import make_entry, make_game
 
 pytestmark = pytest.mark.django_db
@@ -22,11 +22,7 @@ def change_url(entry) -> str:
 
 def edit(client, entry, **changes):
     """Open the entry's change form, change some fields, save; return the response."""
-    page = client.get(change_url(entry))
-    assert page.status_code == HTTPStatus.OK
-    data = form_data(page, "entry_form")
-    data.update(changes)
-    return client.post(change_url(entry), data)
+    return submit_change_form(client, entry, **changes)
 
 
 def test_see_also_is_edited_as_ordered_lines_and_resolves(moderator_client):
