@@ -1,5 +1,6 @@
 """Production shape, over real HTTP: gunicorn with DEBUG off serves pages and static files."""
 
+import json
 import os
 import socket
 import subprocess
@@ -102,3 +103,31 @@ def test_check_deploy_is_clean(production_server):
         cwd=ROOT, env=env, capture_output=True, text=True,
     )
     assert result.returncode == 0, result.stderr + result.stdout
+
+
+def test_a_worker_loads_the_urlconf_and_every_language_before_its_first_request(tmp_path):
+    """rulesite.warmup: the first reader of a fresh worker does not wait for Django's lazy loading."""
+    from django.conf import settings
+
+    probe = (
+        "import sys, json\n"
+        "import rulesite.wsgi\n"
+        "from django.urls import get_resolver\n"
+        "from django.utils.translation import trans_real\n"
+        "print(json.dumps({'urlconf': 'rulesite.urls' in sys.modules,"
+        " 'drf': 'rest_framework.serializers' in sys.modules,"
+        " 'reverse': sorted(get_resolver()._reverse_dict), 'catalogues': sorted(trans_real._translations)}))\n"
+    )
+    env = {
+        **_clean_environ(),
+        "DJANGO_SETTINGS_MODULE": "rulesite.settings.base",
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": "deploy-test-secret-" + "x" * 40,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'none.sqlite3'}",
+    }
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    languages = sorted(code for code, _name in settings.LANGUAGES)
+    assert loaded["urlconf"] and loaded["drf"]
+    assert loaded["reverse"] == languages
+    assert set(languages) <= set(loaded["catalogues"])
