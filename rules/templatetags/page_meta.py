@@ -24,7 +24,9 @@ DESCRIPTION_LENGTH = 160  # what search results and link previews show
 
 def _plain(rendered: str) -> str:
     """Rendered template or HTML → one line of plain text (tags dropped, entities read)."""
-    return _SPACES.sub(" ", html.unescape(strip_tags(rendered))).strip()
+    if "<" in rendered:  # strip_tags parses HTML: most captured blocks are text already
+        rendered = strip_tags(rendered)
+    return _SPACES.sub(" ", html.unescape(rendered)).strip()
 
 
 class CaptureNode(template.Node):
