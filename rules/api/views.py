@@ -7,7 +7,6 @@ serializer shows in a fixed number of queries, whatever the page size.
 
 from django.db.models import Prefetch
 from django.http import JsonResponse
-from django_filters.rest_framework import DjangoFilterBackend
 from rest_framework.permissions import AllowAny
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.viewsets import ReadOnlyModelViewSet
@@ -32,7 +31,7 @@ class APIv1Settings:
     permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer]
     pagination_class = PageNumberPagination
-    filter_backends = [DjangoFilterBackend]
+    filter_backends = [filters.FilterBackend]
     # Only well-formed ids reach the database (PostgreSQL refuses a NUL byte with an
     # error, not a miss); any other detail URL is answered by ``not_found``.
     lookup_value_regex = r"[0-9]+"

@@ -289,3 +289,21 @@ def test_body_html_is_sanitised(client, db):
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
     assert "javascript:" not in html.lower()
     assert '<a href="https://example.org/">ok</a>' in html  # ordinary links survive
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        datetime.datetime(2026, 11, 24, 10, 5, 3, 123456, tzinfo=datetime.UTC),
+        datetime.datetime(2026, 11, 24, 10, 5, 3, tzinfo=datetime.UTC),
+        datetime.datetime(2024, 3, 31, 2, 30, tzinfo=datetime.timezone(datetime.timedelta(hours=2))),
+    ],
+)
+def test_an_entry_row_writes_its_time_as_every_timestamp_field_does(value):
+    """An entry's updated_at (built without its declared field) and the other resources'
+    (DRF's DateTimeField with the settings' format and time zone) read alike."""
+    from rest_framework import serializers
+
+    from rules.api.serializers import timestamp
+
+    assert timestamp(value) == serializers.DateTimeField().to_representation(value)
