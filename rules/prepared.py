@@ -1,0 +1,112 @@
+"""A queryset compiled to SQL once per database connection, then run with new values.
+
+The entry page is one query (``Entry.objects.published() … .for_page()``), yet building
+that queryset and compiling it (three models' columns, two joins, the filters) cost
+Django a third of a millisecond on every request, more than running it: an eighth of an
+uncached entry page (``bench/cpu.py``). The SQL is the same for every entry; only the
+values change. So ``PreparedQuery`` lets the ORM write the SQL once, with marker values
+where the arguments go, and each call runs that SQL with the real values and turns the
+rows into model instances exactly as ``QuerySet`` does (``ModelIterable``: the
+compiler's converters, ``Model.from_db`` and the ``select_related`` populators).
+
+What may be prepared: a queryset whose arguments are plain parameters, each of which
+shows up exactly once among the compiled SQL's parameters (filters on text columns), and
+that loads model instances (no ``values()``, no ``prefetch_related``, no annotations).
+``prepare`` checks the first two and refuses anything else. Compiled per connection
+(the compiler's converters belong to it), so each thread and each database has its own.
+The query is an ordinary database call: counted by ``django_assert_num_queries``,
+logged with ``DEBUG``, wrapped by ``connection.execute_wrapper``.
+
+Django's own internals it relies on (pinned Django 5.2 LTS): ``SQLCompiler.as_sql``,
+``.select``, ``.klass_info``, ``.get_converters``, ``.apply_converters`` and
+``get_related_populators``, the same calls ``ModelIterable`` makes. ``tests/test_prepared.py`` compares every field
+with the queryset's own result on SQLite and PostgreSQL.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from weakref import WeakKeyDictionary
+
+from django.db import connections, router
+from django.db.models import Model, QuerySet
+from django.db.models.query import get_related_populators
+from django.db.models.sql.compiler import SQLCompiler
+
+
+class PreparedQuery:
+    """``PreparedQuery(Entry, lambda game, slug: Entry.objects.filter(…))``; call it with
+    the values (strings) to get the list of instances the queryset would give."""
+
+    def __init__(self, model: type[Model], build: Callable[..., QuerySet], arity: int):
+        self.model = model
+        self.build = build
+        self.arity = arity
+        self._compiled: WeakKeyDictionary = WeakKeyDictionary()
+
+    def __call__(self, *values: str) -> list[Model]:
+        if len(values) != self.arity:
+            raise TypeError(f"expected {self.arity} values, got {len(values)}")
+        db = router.db_for_read(self.model)
+        connection = connections[db]
+        prepared = self._compiled.get(connection)
+        if prepared is None:
+            prepared = self._compiled[connection] = self._prepare(db)
+        params = list(prepared.params)
+        for slot, value in zip(prepared.slots, values, strict=True):
+            params[slot] = value
+        with connection.cursor() as cursor:
+            cursor.execute(prepared.sql, params)
+            rows = cursor.fetchall()
+        if prepared.converters:
+            rows = prepared.compiler.apply_converters(rows, prepared.converters)
+        instances = []
+        for row in rows:
+            instance = self.model.from_db(db, prepared.init_list, row[prepared.start : prepared.end])
+            for populator in prepared.populators:
+                populator.populate(row, instance)
+            instances.append(instance)
+        return instances
+
+    def _markers(self) -> list[str]:
+        return [f"\x1bprepared-argument-{index}\x1b" for index in range(self.arity)]
+
+    def _prepare(self, db: str) -> "_Prepared":
+        queryset = self.build(*self._markers()).using(db)
+        if queryset.model is not self.model:
+            raise ValueError(f"the queryset loads {queryset.model.__name__}, not {self.model.__name__}")
+        if queryset._prefetch_related_lookups or queryset.query.annotations or queryset._fields is not None:
+            raise ValueError("PreparedQuery loads plain model instances (no values(), prefetch or annotations)")
+        compiler = queryset.query.get_compiler(using=db)
+        sql, params = compiler.as_sql()  # also fills compiler.select and klass_info
+        slots = []
+        for marker in self._markers():
+            found = [index for index, param in enumerate(params) if param == marker]
+            if len(found) != 1:
+                raise ValueError(f"an argument must be exactly one SQL parameter; it is {len(found)}")
+            slots.append(found[0])
+        select_fields = compiler.klass_info["select_fields"]
+        start, end = select_fields[0], select_fields[-1] + 1
+        return _Prepared(
+            compiler=compiler,
+            sql=sql,
+            params=tuple(params),
+            slots=tuple(slots),
+            converters=compiler.get_converters([column[0] for column in compiler.select[: compiler.col_count]]),
+            init_list=[column[0].target.attname for column in compiler.select[start:end]],
+            start=start,
+            end=end,
+            populators=get_related_populators(compiler.klass_info, compiler.select, db),
+        )
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    compiler: SQLCompiler
+    sql: str
+    params: tuple
+    slots: tuple[int, ...]
+    converters: dict
+    init_list: list[str]
+    start: int
+    end: int
+    populators: list
