@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from rulesite.compression import COMPRESS_LEVEL
 from tests.factories import make_entry, make_erratum, make_game
 
 pytestmark = [
@@ -363,16 +364,17 @@ def test_an_entry_page_keeps_to_its_budgets(live_server, browser, world, size):
         # Nothing from anywhere else: every request went to the site itself.
         assert hosts == {urlsplit(live_server.url).netloc}
 
-        # HTML, CSS and JS, each compressed with gzip at level 6: the page itself comes
-        # gzipped already (rulesite/compression.py); the test server sends static files
-        # as they are (whitenoise compresses them at collectstatic, which tests skip), so
-        # every body is measured the same way here, as production sends it.
+        # HTML, CSS and JS, each compressed with gzip at the site's level: the page itself
+        # comes gzipped already (rulesite/compression.py); the test server sends static
+        # files as they are (whitenoise compresses them, at a higher level, at
+        # collectstatic, which tests skip), so every body is measured the same way here,
+        # at most what production sends.
         sizes = {}
         for response in responses:
             kind = response.request.resource_type
             if kind in ("document", "stylesheet", "script"):
                 body = response.body()
-                sizes[urlsplit(response.url).path] = (kind, len(body), len(gzip.compress(body, 6)))
+                sizes[urlsplit(response.url).path] = (kind, len(body), len(gzip.compress(body, COMPRESS_LEVEL)))
         kinds = {kind for kind, _raw, _packed in sizes.values()}
         assert kinds == {"document", "stylesheet", "script"}, sizes
         assert any(path.endswith("/previews.js") for path in sizes)
