@@ -320,31 +320,11 @@ class _Builder:
         item = MD_LIST.match(raw)
         if item and match_cross_reference_line(stripped) is None:
             indent = len(item.group("indent").expandtabs(4))
-            if item.group("number") is not None:
-                text = item.group("text").strip()
-                continuing = (
-                    self.current is not None
-                    and self.current.type in ("bullet",)
-                    and self.current.ordered
-                )
-                if self.list_context or continuing or indent:
-                    self.add(
-                        Block(
-                            "bullet",
-                            text,
-                            number,
-                            level=indent,
-                            number=item.group("number"),
-                            ordered=True,
-                            markdown=True,
-                            last_raw=text,
-                            indent=indent,
-                        )
-                    )
-                    self.list_context = "marked"
-                    self.block_ended = True
-                    return True
-                return False  # a numbered rule: read as plain text
+            ordered = item.group("number") is not None
+            if ordered:
+                continuing = self.current is not None and self.current.type == "bullet" and self.current.ordered
+                if not (self.list_context or continuing or indent):
+                    return False  # a numbered rule: read as plain text
             text = item.group("text").strip()
             self.add(
                 Block(
@@ -352,6 +332,8 @@ class _Builder:
                     text,
                     number,
                     level=indent,
+                    number=item.group("number") or "",
+                    ordered=ordered,
                     markdown=True,
                     last_raw=text,
                     indent=indent,
