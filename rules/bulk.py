@@ -15,7 +15,7 @@ history must see: derived tables, rebuilt from the truth they mirror.
   parameters (999), every value a query parameter.
 """
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import count as counter
 
@@ -180,6 +180,15 @@ def update_rows(
             cursor.executemany(sql, [(*values, pk) for pk, *values in batch])
             count += len(batch)
     return count
+
+
+def store_fingerprinted(model: type[models.Model], field: str, changed: Mapping[int, tuple]) -> int:
+    """Write a derived column and its fingerprint (``field`` and ``field_fingerprint``)
+    for each ``pk: (value, fingerprint)`` of ``changed``: how entries keep what they store
+    about other items (``rules.relations``, ``rules.corrections``,
+    ``rules.translation_status``). Returns how many rows were written."""
+    rows = ((pk, value, digest) for pk, (value, digest) in changed.items())
+    return update_rows(model, [field, f"{field}_fingerprint"], rows)
 
 
 _staging_names = counter()

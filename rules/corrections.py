@@ -54,7 +54,7 @@ from django.utils.functional import cached_property
 from django.utils.safestring import SafeString, mark_safe
 
 from .anchors import add_rule_ids
-from .bulk import update_rows
+from .bulk import store_fingerprinted
 from .querysets import Status
 from .references import WIKI_LINK
 
@@ -433,12 +433,7 @@ def refresh(game_id: int) -> int:
     """Store the corrections of every entry of one game whose inputs changed; return how many."""
     from .models import Entry
 
-    changed = compute(game_id, only_changed=True)
-    return update_rows(
-        Entry,
-        ["corrections", "corrections_fingerprint"],
-        ((pk, data, digest) for pk, (data, digest) in changed.items()),
-    )
+    return store_fingerprinted(Entry, "corrections", compute(game_id, only_changed=True))
 
 
 # --- reading ----------------------------------------------------------------------------

@@ -44,7 +44,7 @@ from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.urls import reverse
 from django.utils.functional import cached_property
 
-from .bulk import update_rows
+from .bulk import store_fingerprinted
 from .collation import sort_by_title
 from .querysets import Status
 from .rulebook import navigation as rulebook_navigation
@@ -176,12 +176,12 @@ def refresh(game_id: int) -> int:
 
     computed = compute(game_id)
     stored = dict(Entry.objects.filter(game_id=game_id).values_list("pk", "relations_fingerprint"))
-    changed = []
+    changed = {}
     for pk, relations in computed.items():
         digest = fingerprint(relations)
         if stored.get(pk) != digest:
-            changed.append((pk, relations, digest))
-    written = update_rows(Entry, ["relations", "relations_fingerprint"], changed)
+            changed[pk] = (relations, digest)
+    written = store_fingerprinted(Entry, "relations", changed)
     refresh_stored_with_relations(game_id)
     return written
 

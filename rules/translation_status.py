@@ -34,7 +34,7 @@ from django.db.models import Q
 from django.utils.functional import cached_property
 from django.utils.safestring import SafeString, mark_safe
 
-from .bulk import update_rows
+from .bulk import store_fingerprinted
 from .diffing import word_diff_html
 from .querysets import Status
 from .relations import LinkedEntry
@@ -113,12 +113,7 @@ def refresh(game_id: int) -> int:
     """Store the status of every translation of one game whose inputs changed; return how many."""
     from .models import Entry
 
-    changed = compute(game_id, only_changed=True)
-    return update_rows(
-        Entry,
-        ["translation_status", "translation_status_fingerprint"],
-        ((pk, data, digest) for pk, (data, digest) in changed.items()),
-    )
+    return store_fingerprinted(Entry, "translation_status", compute(game_id, only_changed=True))
 
 
 # --- reading ----------------------------------------------------------------------------
