@@ -23,12 +23,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def moderator_client(client, django_user_model):
-    client.force_login(django_user_model.objects.create_superuser("boss", "boss@example.org", "a-long-password"))
-    return client
-
-
-@pytest.fixture
 def world():
     game = make_game(slug="space-fleet", name="Space Fleet")
     rules = make_entry(game=game, title="Combat", kind=Entry.Kind.SECTION, number="5")
@@ -72,27 +66,27 @@ def test_the_world_starts_up_to_date(client, world):
     assert "Angriff (Deutsch)" in html and ">5. Combat</a>" in html
 
 
-def test_renaming_an_entry_through_the_admin(client, moderator_client, world):
-    admin_edit(moderator_client, world["attack"], title="Assault")
+def test_renaming_an_entry_through_the_admin(client, admin_client, world):
+    admin_edit(admin_client, world["attack"], title="Assault")
     assert_up_to_date()
     client.logout()
     assert ">Assault</a>" in page(client, world["shields"])  # referenced by
 
 
-def test_unpublishing_and_publishing_with_the_admin_actions(client, moderator_client, world):
+def test_unpublishing_and_publishing_with_the_admin_actions(client, admin_client, world):
     attack = world["attack"]
-    moderator_client.post("/admin/rules/entry/", {"action": "return_to_draft", "_selected_action": [attack.pk]})
+    admin_client.post("/admin/rules/entry/", {"action": "return_to_draft", "_selected_action": [attack.pk]})
     assert_up_to_date()
     defence_page = page(client, world["defence"])
     assert 'href="' + attack.url_in("en") not in defence_page  # no link to a draft
-    moderator_client.post("/admin/rules/entry/", {"action": "publish", "_selected_action": [attack.pk]})
+    admin_client.post("/admin/rules/entry/", {"action": "publish", "_selected_action": [attack.pk]})
     assert_up_to_date()
     assert attack.url_in("en") in page(client, world["defence"])
 
 
-def test_deleting_entries_with_the_admin_bulk_delete(client, moderator_client, world):
+def test_deleting_entries_with_the_admin_bulk_delete(client, admin_client, world):
     shields = world["shields"]
-    response = moderator_client.post(
+    response = admin_client.post(
         "/admin/rules/entry/", {"action": "delete_selected", "_selected_action": [shields.pk], "post": "yes"}
     )
     assert response.status_code == HTTPStatus.FOUND
@@ -101,17 +95,17 @@ def test_deleting_entries_with_the_admin_bulk_delete(client, moderator_client, w
     assert shields.url_in("en") not in page(client, world["attack"])
 
 
-def test_deleting_an_entry_from_its_delete_page(client, moderator_client, world):
+def test_deleting_an_entry_from_its_delete_page(client, admin_client, world):
     defence = world["defence"]
-    response = moderator_client.post(f"/admin/rules/entry/{defence.pk}/delete/", {"post": "yes"})
+    response = admin_client.post(f"/admin/rules/entry/{defence.pk}/delete/", {"post": "yes"})
     assert response.status_code == HTTPStatus.FOUND
     assert_up_to_date()
     assert "Defence" not in page(client, world["rules"])
 
 
-def test_an_erratum_edited_in_the_admin(client, moderator_client, world):
+def test_an_erratum_edited_in_the_admin(client, admin_client, world):
     erratum, defence = world["erratum"], world["defence"]
-    admin_edit(moderator_client, erratum, title="Dice fix, reprinted", affects=[str(defence.pk)])
+    admin_edit(admin_client, erratum, title="Dice fix, reprinted", affects=[str(defence.pk)])
     assert_up_to_date()
     assert "Dice fix, reprinted" in page(client, defence)
     assert "Dice fix" not in page(client, world["attack"])

@@ -19,12 +19,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def moderator_client(client, django_user_model):
-    client.force_login(django_user_model.objects.create_superuser("boss", "boss@example.org", "a-long-password"))
-    return client
-
-
-@pytest.fixture
 def world():
     game = make_game(slug="river-run", name="River Run")
     rowing = make_entry(game=game, title="Rowing", body="Row 2 spaces. Then rest.\n\nA [[Boat]] may row once.")
@@ -63,8 +57,8 @@ def test_the_world_starts_up_to_date(client, world):
     assert "Translation up to date" in page(client, world["rudern"])
 
 
-def test_the_original_edited_in_the_admin(client, moderator_client, world):
-    admin_edit(moderator_client, world["rowing"], body="Row 2 spaces, or 1 against the current. Then rest.")
+def test_the_original_edited_in_the_admin(client, admin_client, world):
+    admin_edit(admin_client, world["rowing"], body="Row 2 spaces, or 1 against the current. Then rest.")
     assert_up_to_date()
     html = page(client, world["rowing"])
     assert "was not found in this text" in html  # "Row 2 spaces." is gone
@@ -73,50 +67,50 @@ def test_the_original_edited_in_the_admin(client, moderator_client, world):
     assert "<ins>spaces, or 1 against the current.</ins>" in html
 
 
-def test_an_erratum_edited_in_the_admin(client, moderator_client, world):
-    admin_edit(moderator_client, world["fix"], original_text="A [[Boat]] may row once.",
+def test_an_erratum_edited_in_the_admin(client, admin_client, world):
+    admin_edit(admin_client, world["fix"], original_text="A [[Boat]] may row once.",
                corrected_text="A [[Boat]] may row twice.")  # fmt: skip
     assert_up_to_date()
     html = page(client, world["rowing"])
     assert '<a class="xref" href="/en/games/river-run/rules/boat/"><ins class="erratum-change"' in html
 
 
-def test_errata_archived_and_published_with_the_admin_actions(client, moderator_client, world):
+def test_errata_archived_and_published_with_the_admin_actions(client, admin_client, world):
     fix = world["fix"]
-    moderator_client.post("/admin/rules/erratum/", {"action": "archive", "_selected_action": [fix.pk]})
+    admin_client.post("/admin/rules/erratum/", {"action": "archive", "_selected_action": [fix.pk]})
     assert_up_to_date()
     assert "body-corrected" not in page(client, world["rowing"])
-    moderator_client.post("/admin/rules/erratum/", {"action": "publish", "_selected_action": [fix.pk]})
+    admin_client.post("/admin/rules/erratum/", {"action": "publish", "_selected_action": [fix.pk]})
     assert_up_to_date()
     assert "body-corrected" in page(client, world["rowing"])
 
 
-def test_the_original_unpublished_and_deleted(client, moderator_client, world):
+def test_the_original_unpublished_and_deleted(client, admin_client, world):
     rowing = world["rowing"]
-    moderator_client.post("/admin/rules/entry/", {"action": "return_to_draft", "_selected_action": [rowing.pk]})
+    admin_client.post("/admin/rules/entry/", {"action": "return_to_draft", "_selected_action": [rowing.pk]})
     assert_up_to_date()
     assert "translation-status" not in page(client, world["rudern"])
-    moderator_client.post("/admin/rules/entry/", {"action": "publish", "_selected_action": [rowing.pk]})
+    admin_client.post("/admin/rules/entry/", {"action": "publish", "_selected_action": [rowing.pk]})
     assert_up_to_date()
-    response = moderator_client.post(f"/admin/rules/entry/{rowing.pk}/delete/", {"post": "yes"})
+    response = admin_client.post(f"/admin/rules/entry/{rowing.pk}/delete/", {"post": "yes"})
     assert response.status_code == HTTPStatus.FOUND
     assert_up_to_date()
     rudern = Entry.objects.get(pk=world["rudern"].pk)
     assert rudern.translation_of is None and rudern.translation_status == {}
 
 
-def test_the_translation_marked_up_to_date_with_the_admin_action(client, moderator_client, world):
+def test_the_translation_marked_up_to_date_with_the_admin_action(client, admin_client, world):
     rowing = world["rowing"]
     rowing.body = "Row 4 spaces."
     rowing.save()
-    moderator_client.post(
+    admin_client.post(
         "/admin/rules/entry/", {"action": "mark_up_to_date", "_selected_action": [world["rudern"].pk]}
     )
     assert_up_to_date()
     assert "Translation up to date" in page(client, world["rudern"])
 
 
-def test_reverting_the_original_to_the_version_it_was_translated_from(client, moderator_client, world):
+def test_reverting_the_original_to_the_version_it_was_translated_from(client, admin_client, world):
     from tests.admin.test_history import _confirm_data, revert_url
 
     rowing = world["rowing"]
@@ -124,8 +118,8 @@ def test_reverting_the_original_to_the_version_it_was_translated_from(client, mo
     rowing.body = "Row 5 spaces."
     rowing.save()
     assert "The original changed since this translation" in page(client, world["rudern"])
-    confirm = moderator_client.get(revert_url(rowing, made_from))
-    response = moderator_client.post(revert_url(rowing, made_from), _confirm_data(confirm))
+    confirm = admin_client.get(revert_url(rowing, made_from))
+    response = admin_client.post(revert_url(rowing, made_from), _confirm_data(confirm))
     assert response.status_code == HTTPStatus.FOUND
     assert Entry.objects.get(pk=rowing.pk).body == "Row 2 spaces. Then rest.\n\nA [[Boat]] may row once."
     assert_up_to_date()
