@@ -10,9 +10,10 @@ import pytest
 from rules import corrections
 from rules.corrections import ErratumText, apply_errata, correct
 from rules.markdown import render_markdown
-from rules.models import Entry, Game
+from rules.models import Entry
 from rules.querysets import Status
 from tests.factories import make_entry, make_erratum, make_game
+from tests.stored import assert_stored_as_computed
 
 
 def erratum(pk: int, original: str, corrected: str, title: str = "", published_on: str | None = None) -> ErratumText:
@@ -187,14 +188,7 @@ db = pytest.mark.django_db
 
 
 def assert_stored_equals_fresh() -> None:
-    for game_id in Game.objects.values_list("pk", flat=True):
-        fresh = corrections.compute(game_id)
-        stored = dict(Entry.objects.filter(game_id=game_id).values_list("pk", "corrections"))
-        for pk, (data, _digest) in fresh.items():
-            assert stored[pk] == data, Entry.objects.get(pk=pk).title
-        for pk, data in stored.items():
-            if pk not in fresh:
-                assert data == {}, Entry.objects.get(pk=pk).title
+    assert_stored_as_computed(corrections, "corrections")
 
 
 @pytest.fixture

@@ -9,11 +9,12 @@ import pytest
 from django.core.management import call_command
 
 from rules import corrections, translation_status
-from rules.models import Entry, Erratum, Game
+from rules.models import Entry, Erratum
 from rules.querysets import Status
 from rules.translations import base_version
 from tests.admin.forms import submit_change_form
 from tests.factories import make_entry, make_erratum, make_game
+from tests.stored import assert_stored_as_computed
 
 pytestmark = pytest.mark.django_db
 
@@ -32,12 +33,8 @@ def world():
 
 
 def assert_up_to_date() -> None:
-    for game_id in Game.objects.values_list("pk", flat=True):
-        for module, field in ((corrections, "corrections"), (translation_status, "translation_status")):
-            computed = module.compute(game_id)
-            stored = dict(Entry.objects.filter(game_id=game_id).values_list("pk", field))
-            for pk, value in stored.items():
-                assert value == computed.get(pk, ({}, ""))[0], (field, Entry.objects.get(pk=pk).title)
+    assert_stored_as_computed(corrections, "corrections")
+    assert_stored_as_computed(translation_status, "translation_status")
 
 
 def page(client, entry) -> str:

@@ -7,10 +7,11 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from rules import translation_status
-from rules.models import Entry, Game
+from rules.models import Entry
 from rules.querysets import Status
 from rules.translations import TranslationError, link, mark_up_to_date, start_translation, unlink
 from tests.factories import make_entry, make_game
+from tests.stored import assert_stored_as_computed
 
 pytestmark = pytest.mark.django_db
 
@@ -31,14 +32,7 @@ def fresh(entry) -> Entry:
 
 
 def assert_stored_equals_fresh() -> None:
-    for game_id in Game.objects.values_list("pk", flat=True):
-        computed = translation_status.compute(game_id)
-        stored = dict(Entry.objects.filter(game_id=game_id).values_list("pk", "translation_status"))
-        for pk, (data, _digest) in computed.items():
-            assert stored[pk] == data, Entry.objects.get(pk=pk).title
-        for pk, data in stored.items():
-            if pk not in computed:
-                assert data == {}, Entry.objects.get(pk=pk).title
+    assert_stored_as_computed(translation_status, "translation_status")
 
 
 def translate(entry, language: str, user, title: str, body: str) -> Entry:
