@@ -35,20 +35,20 @@ def export_game(game: Game, language: str | None = None) -> str:
         scoped(Question.objects.all()).select_related("source").prefetch_related("related_entries")
     )
 
-    def source_ref(item):
-        source = item.source
-        if source is None or source.game_id != game.pk:
+    def ref(item, other, key: str):
+        """How ``item`` names ``other`` of its game: by ``key`` alone in its own language,
+        else with the language too."""
+        if other is None or other.game_id != game.pk:
             return None
-        if source.language == item.language:
-            return source.title
-        return {"language": source.language, "title": source.title}
+        if other.language == item.language:
+            return getattr(other, key)
+        return {"language": other.language, key: getattr(other, key)}
+
+    def source_ref(item):
+        return ref(item, item.source, "title")
 
     def entry_ref(item, entry):
-        if entry is None or entry.game_id != game.pk:
-            return None
-        if entry.language == item.language:
-            return entry.slug
-        return {"language": entry.language, "slug": entry.slug}
+        return ref(item, entry, "slug")
 
     def entry_refs(item, related):
         refs = [entry_ref(item, entry) for entry in related]
