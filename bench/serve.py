@@ -406,30 +406,32 @@ def describe_content(game) -> None:
 
 def measure_first_search(site: Site) -> list[dict]:
     """The fresh worker's probes (the target); the bare ``search()`` ones are printed only."""
+    run_probes(site, f"search({site.misspelt!r}) straight after django.setup()", SEARCH_PROBE)
+    return run_probes(
+        site, f"GET /api/v1/search/?q={site.misspelt} to a fresh worker (rulesite.wsgi imported)", WORKER_SEARCH_PROBE
+    )
+
+
+def run_probes(site: Site, label: str, probe_code: str) -> list[dict]:
     env = {key: value for key, value in site.env.items() if key != "DJANGO_CACHE_URL"}
     env.update(DJANGO_DEBUG="0", DJANGO_SECURE_SSL_REDIRECT="0", DJANGO_SECURE_COOKIES="0")  # as the servers
-    measured = {}
-    for label, probe_code in (
-        (f"search({site.misspelt!r}) straight after django.setup()", SEARCH_PROBE),
-        (f"GET /api/v1/search/?q={site.misspelt} to a fresh worker (rulesite.wsgi imported)", WORKER_SEARCH_PROBE),
-    ):
-        print(f"\nfirst misspelt search in a fresh process: {label}")
-        probes = measured[label] = []
-        for _ in range(SEARCH_PROBES):
-            done = subprocess.run(
-                [sys.executable, "-c", probe_code, site.misspelt],
-                cwd=ROOT,
-                env=env,
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            probe = json.loads(done.stdout.strip().splitlines()[-1])
-            probes.append(probe)
-            print(
-                f"  {probe['ms']:.0f} ms, suggestion {probe['suggestion']!r} "
-                f"(the word was {site.spelt!r}), {probe['total']} hits"
-            )
+    print(f"\nfirst misspelt search in a fresh process: {label}")
+    probes = []
+    for _ in range(SEARCH_PROBES):
+        done = subprocess.run(
+            [sys.executable, "-c", probe_code, site.misspelt],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        probe = json.loads(done.stdout.strip().splitlines()[-1])
+        probes.append(probe)
+        print(
+            f"  {probe['ms']:.0f} ms, suggestion {probe['suggestion']!r} "
+            f"(the word was {site.spelt!r}), {probe['total']} hits"
+        )
     return probes
 
 
