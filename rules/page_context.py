@@ -117,8 +117,7 @@ def entry_page_context(request, entry) -> dict:
 
 def entry_url_in(game_slug: str, slug: str, ui_language: str) -> str:
     """``Entry.url_in`` from slugs (no entry loaded)."""
-    with translation.override(ui_language):
-        return entry_url_template(game_slug).format(slug=slug)
+    return entry_url_template(game_slug, ui_language).format(slug=slug)
 
 
 def item_page_context(game, content_language: str) -> dict:
