@@ -3,12 +3,14 @@
 from django.db.models import Prefetch
 from django.shortcuts import render
 
+from rules.http import public_page
 from rules.models import Entry
 from rules.page_context import game_context
 
 from .models import Question
 
 
+@public_page()
 def question_list(request, game):
     context = game_context(game)
     context["questions"] = (

@@ -8,6 +8,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 
 from . import booklet as booklets
+from .http import public_page
 from .languages import native_name
 from .models import CONTENT_PARAMETER
 from .page_context import game_context
@@ -36,6 +37,7 @@ def _context(request, game_slug: str) -> dict:
     return context
 
 
+@public_page(CONTENT_PARAMETER, AT_PARAMETER)
 def contents(request, game):
     """Every rulebook of a game, section by section, with the reader's place marked."""
     context = _context(request, game)
@@ -69,12 +71,14 @@ def _booklet(request, game, part):
     return context, booklet
 
 
+@public_page(CONTENT_PARAMETER, SOURCE_PARAMETER)
 def booklet(request, game, part):
     context, booklet = _booklet(request, game, part)
     context.update({"booklet": booklet, "source": _source(request) if part == booklets.RULES else None})
     return render(request, "rules/booklet.html", context)
 
 
+@public_page(CONTENT_PARAMETER, SOURCE_PARAMETER)
 def booklet_pdf(request, game, part):
     """The booklet as a PDF file (``rules.booklet_pdf``), made without a browser."""
     from .booklet_pdf import render_pdf

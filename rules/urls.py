@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import feeds, rulebook_views, views
+from .http import public_page
 
 app_name = "rules"
 
@@ -16,7 +17,7 @@ urlpatterns = [
     path("games/<slug:game>/print/<slug:part>/", rulebook_views.booklet, name="booklet"),
     path("games/<slug:game>/print/<slug:part>.pdf", rulebook_views.booklet_pdf, name="booklet-pdf"),
     # Atom feeds (rules.feeds): published items only, under the UI language prefix.
-    path("feeds/changes/", feeds.SiteChangesFeed(), name="feed-changes"),
-    path("games/<slug:game>/feeds/changes/", feeds.GameChangesFeed(), name="game-feed-changes"),
-    path("games/<slug:game>/feeds/errata/", feeds.GameErrataFeed(), name="game-feed-errata"),
+    path("feeds/changes/", public_page()(feeds.SiteChangesFeed()), name="feed-changes"),
+    path("games/<slug:game>/feeds/changes/", public_page()(feeds.GameChangesFeed()), name="game-feed-changes"),
+    path("games/<slug:game>/feeds/errata/", public_page()(feeds.GameErrataFeed()), name="game-feed-errata"),
 ]

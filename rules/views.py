@@ -9,6 +9,7 @@ from . import parallel
 from .collation import sort_by_title
 from .forms import MAX_PAGE as MAX_SEARCH_PAGE
 from .forms import SearchForm
+from .http import public_page
 from .models import CONTENT_PARAMETER, Entry, EntryRedirect, Erratum, Game, Source, entry_url_template
 from .page_context import entry_page_context, game_contents, game_context
 from .prepared import PreparedQuery
@@ -17,6 +18,7 @@ from .search import QueryTooLong
 from .search import search as search_service
 
 
+@public_page()
 def home(request):
     # By the name the reader sees, in the order of the reader's language.
     ui_language = translation.get_language()
@@ -32,6 +34,7 @@ def home(request):
     )
 
 
+@public_page()
 def game_detail(request, game):
     context = game_context(game)
     game, language = context["game"], context["content_language"]
@@ -56,6 +59,7 @@ ENTRY_PAGE_VERSIONS = PreparedQuery(
 )
 
 
+@public_page(CONTENT_PARAMETER)
 def entry_detail(request, game, slug):
     ui_language = translation.get_language()
     # One query: the entry with its game and source, and everything it shows of other
@@ -77,6 +81,7 @@ def entry_detail(request, game, slug):
     return render(request, "rules/entry_detail.html", context)
 
 
+@public_page(CONTENT_PARAMETER)
 def entry_compare(request, game, slug, language):
     """One entry beside its version in ``language`` (``rules.parallel``)."""
     pair = parallel.versions(game, slug, language, translation.get_language(), request.GET.get(CONTENT_PARAMETER))
@@ -100,6 +105,7 @@ def _redirect_old_slug(game, slug):
     return redirect(entry.get_absolute_url(), permanent=True)
 
 
+@public_page()
 def errata_list(request, game):
     context = game_context(game)
     context["errata"] = (
@@ -120,6 +126,7 @@ def errata_list(request, game):
 SEARCH_PAGE_SIZE = 20
 
 
+@public_page(*SearchForm.base_fields)
 def search(request):
     """Search results: the form validates, the search service searches, the template renders."""
     form = SearchForm(request.GET or None)

@@ -7,19 +7,25 @@ its URLs must not change with one. The route names live in the ``api`` namespace
 
 from csp.decorators import csp_update
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
-from rest_framework.routers import DefaultRouter
+from rest_framework.routers import APIRootView, DefaultRouter
 
 from faq.api.urls import router as faq_router
-from rules.api.schema_view import SchemaView
+from rules.api.schema_view import DocsView, RedocView, SchemaView
 from rules.api.search import SearchViewSet
 from rules.api.urls import router as rules_router
 from rules.api.views import not_found
 
 app_name = "api"
 
+
+
+class RootView(APIRootView):
+    query_params = {"get": ()}  # reads none (rules.http)
+
+
 # DefaultRouter adds the API root view listing every endpoint.
 router = DefaultRouter()
+router.APIRootView = RootView
 for app_router in (rules_router, faq_router):
     router.registry.extend(app_router.registry)
 # Search spans both apps: /search/ and its /search/suggest/ action, listed in the root.
@@ -36,7 +42,7 @@ urlpatterns = [
     # the page runs under the site's Content-Security-Policy as it is.
     path(
         "docs/",
-        SpectacularSwaggerSplitView.as_view(url_name="api:schema", template_name="api/swagger_ui.html"),
+        DocsView.as_view(url_name="api:schema", template_name="api/swagger_ui.html"),
         name="docs",
     ),
     path(
@@ -46,7 +52,7 @@ urlpatterns = [
         # index runs in a web worker started from a blob: URL: this page alone allows both
         # (each found needed in Chromium: tests/browser/test_csp.py). Inline style
         # attributes stay refused.
-        REDOC_POLICY(SpectacularRedocView.as_view(url_name="api:schema", template_name="api/redoc.html")),
+        REDOC_POLICY(RedocView.as_view(url_name="api:schema", template_name="api/redoc.html")),
         name="redoc",
     ),
     path("", include(router.urls)),

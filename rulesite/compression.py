@@ -33,14 +33,35 @@ for 3 % more bytes; nginx's default, level 1, 11–16 % more).
 import gzip
 
 from django.conf import settings
-from django.middleware.gzip import GZipMiddleware, re_accepts_gzip
+from django.middleware.gzip import GZipMiddleware
 from django.utils.cache import patch_vary_headers
 
 COMPRESS_LEVEL = 5
 
 
 def accepts_gzip(request) -> bool:
-    return bool(re_accepts_gzip.search(request.META.get("HTTP_ACCEPT_ENCODING", "")))
+    """Whether the client takes gzip, as RFC 9110 reads ``Accept-Encoding``: ``gzip`` (or
+    ``x-gzip``) with a quality above 0, else ``*`` with one. ``gzip;q=0`` refuses it, as
+    does an empty header. (Django's own check finds the word "gzip" anywhere.)"""
+    header = request.META.get("HTTP_ACCEPT_ENCODING", "")
+    if "gzip" not in header and "*" not in header:
+        return False
+    qualities: dict[str, float] = {}
+    for part in header.split(","):
+        coding, _, parameters = part.partition(";")
+        quality = 1.0
+        for parameter in parameters.split(";"):
+            name, _, value = parameter.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    quality = float(value.strip())
+                except ValueError:
+                    quality = 0.0
+        qualities.setdefault(coding.strip().lower(), quality)
+    for coding in ("gzip", "x-gzip", "*"):
+        if coding in qualities:
+            return qualities[coding] > 0
+    return False
 
 
 class PublicGZipMiddleware(GZipMiddleware):
@@ -51,7 +72,10 @@ class PublicGZipMiddleware(GZipMiddleware):
             return response
         if settings.SESSION_COOKIE_NAME in request.COOKIES:
             return response
-        if response.streaming:  # feeds and exports: Django's streaming gzip
+        if response.streaming:  # exports: Django's streaming gzip, for clients that take it
+            if not accepts_gzip(request):
+                patch_vary_headers(response, ("Accept-Encoding",))
+                return response
             return super().process_response(request, response)
         # As GZipMiddleware does for a whole body, at COMPRESS_LEVEL.
         if len(response.content) < 200 or response.has_header("Content-Encoding"):

@@ -1,23 +1,29 @@
 """Whole-response caching of the public site and API that is never stale, with validators.
 
-Every public GET (pages, feeds, sitemap, robots.txt, API) is cached whole, per URL,
-host, UI language and kind of response (JSON or the browsable HTML API), under a key
-that holds the content version (``rules.content_version``). A write to public content
-changes the version in the same transaction, so the next request in any worker
-process, on any server, misses and renders the new content; old entries are never
-read again and age out of the cache (LRU in the per-process default, a timeout in
-Redis). Reading the version is one single-row query per request.
+Every public GET (pages, feeds, sitemap, robots.txt, API) is cached whole under a key
+that is exactly its representation (``rulesite.cache_key``: host, path, the query
+parameters the view reads, UI language, negotiated media type, encoding) and the
+content version (``rules.content_version``). A write to public content changes the
+version in the same transaction, so the next request in any worker process, on any
+server, misses and renders the new content; old entries are never read again and age
+out of the cache (LRU in the per-process default, their timeout in Redis). Reading the
+version is one single-row query per request.
 
 What is never cached, and why:
 
-- **Requests with a session cookie**: moderators may see pages differently and must
-  see their own edits at once; their responses are ``Cache-Control: private``. (Only
-  logging in creates a session; readers never get one.)
-- **The admin** (``/admin/``) and anything that is not a plain 200 (errors, redirects,
-  304s), that sets a cookie, that varies by cookie, or that says ``private`` or
-  ``no-store`` itself.
+- **Signed-in moderators** (``rulesite.visitors``): they may see pages differently and
+  must see their own edits at once; their responses are ``Cache-Control: private``. A
+  session cookie that names no signed-in user is a reader's request like any other.
+- **The admin** (``/admin/``), a view that declares nothing (``rules.http``), and
+  anything that is not a plain 200 (errors, redirects, 304s), that sets a cookie, that
+  varies by cookie, or that says ``private`` or ``no-store`` itself.
 - So nothing a draft contains can enter the cache: anonymous requests only ever see
   ``published()`` content, and everything else passes by.
+
+Bounded: a response over ``RESPONSE_CACHE_MAX_BYTES`` is not stored, nor more than
+``RESPONSE_CACHE_MAX_VARIANTS`` variants of one path per content version; every entry
+has a timeout (``RESPONSE_CACHE_SECONDS``); with Redis, give the server a
+``maxmemory`` and an eviction policy (README, "Speed and caching").
 
 Clients that accept gzip get the response compressed, once, when it is rendered
 (``rulesite.compression``, just inside this middleware): the key holds the encoding.
@@ -34,19 +40,17 @@ may be reused for a minute).
 ``DJANGO_CACHE_URL=dummy://`` turns the storing off; the validators stay.
 """
 
-import hashlib
-
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.dummy import DummyCache
 from django.http import HttpResponse
-from django.utils import translation
 from django.utils.cache import has_vary_header, patch_cache_control, set_response_etag
 from django.utils.http import http_date
 
 from rules import content_version
 
-from .compression import accepts_gzip
+from . import cache_key
+from .visitors import is_signed_in
 
 CACHEABLE_METHODS = ("GET", "HEAD")
 
@@ -74,17 +78,26 @@ class PublicResponseCacheMiddleware:
         self.excluded = tuple(settings.RESPONSE_CACHE_EXCLUDED_PATHS)
         self.timeout = settings.RESPONSE_CACHE_SECONDS
         self.cdn_max_age = settings.RESPONSE_CACHE_CDN_SECONDS
+        self.max_bytes = settings.RESPONSE_CACHE_MAX_BYTES
+        self.max_variants = settings.RESPONSE_CACHE_MAX_VARIANTS
 
     def __call__(self, request):
         if request.method not in CACHEABLE_METHODS or request.path_info.startswith(self.excluded):
             return self.get_response(request)
-        if settings.SESSION_COOKIE_NAME in request.COOKIES or "HTTP_AUTHORIZATION" in request.META:
+        if is_signed_in(request):
             response = self.get_response(request)
             patch_cache_control(response, private=True)
             return response
 
+        representation = cache_key.describe(request)
+        if representation is not None:
+            # The view sees only the parameters it declared (rules.http, cache_key).
+            query = cache_key.canonical_query(request, representation.params)
+            if query != request.META.get("QUERY_STRING", ""):
+                request.META["QUERY_STRING"] = query
+                request.__dict__.pop("GET", None)
         version = content_version.current()
-        key = self.key(request, version) if self.storing else None
+        key = cache_key.key(request, representation, version.token) if self.storing and representation else None
         if key is not None:
             cached = self.cache.get(key)
             if cached is not None:
@@ -98,21 +111,24 @@ class PublicResponseCacheMiddleware:
             set_response_etag(response)
         if not response.has_header("Cache-Control"):  # a view's own policy stands (suggest)
             patch_cache_control(response, public=True, max_age=0, s_maxage=self.cdn_max_age)
-        if key is not None and request.method == "GET":
+        if key is not None and request.method == "GET" and self.may_store(request, response, version.token):
             self.cache.set(key, stored(response), self.timeout)
         return response
 
-    @staticmethod
-    def key(request, version) -> str:
-        # The language: the URL's prefix for pages; Accept-Language (or the language
-        # cookie) for the unprefixed paths, as LocaleMiddleware chose it just before.
-        # The kind: the API answers browsers (Accept: text/html) with its HTML view.
-        kind = "html" if "text/html" in request.META.get("HTTP_ACCEPT", "") else "any"
-        # The encoding: gzip for clients that take it (rulesite/compression.py).
-        encoding = "gzip" if accepts_gzip(request) else "identity"
-        where = f"{request.scheme}://{request.get_host()}{request.get_full_path()}"
-        digest = hashlib.blake2b(where.encode(), digest_size=16).hexdigest()
-        return f"response:{version.token}:{translation.get_language()}:{kind}:{encoding}:{digest}"
+    def may_store(self, request, response, token: int) -> bool:
+        """Whether one more variant of this path may be stored: bodies up to
+        ``RESPONSE_CACHE_MAX_BYTES``, and up to ``RESPONSE_CACHE_MAX_VARIANTS`` stored
+        variants of one path per content version (the search page's queries, say), so
+        no client can fill the cache with one path's variants."""
+        if len(response.content) > self.max_bytes:
+            return False
+        counter = cache_key.path_key(request, token)
+        if self.cache.add(counter, 1, self.timeout):
+            return True
+        try:
+            return self.cache.incr(counter) <= self.max_variants
+        except ValueError:  # evicted between the two calls
+            return self.cache.add(counter, 1, self.timeout)
 
     @staticmethod
     def is_public(response) -> bool:

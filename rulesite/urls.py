@@ -6,6 +6,7 @@ from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path
 from django.views.generic import TemplateView
 
+from rules.http import public_page
 from rules.sitemaps import EntrySitemap, GamePageSitemap, HomeSitemap
 
 # The sitemap's sections (see rules.sitemaps). The FAQ pages are faq's, so the project
@@ -23,10 +24,10 @@ urlpatterns = [
     # The read-only JSON API, versioned by URL prefix; no language prefix (see api_urls).
     path("api/v1/", include("rulesite.api_urls")),
     # Crawlers look for these at the root, in no language.
-    path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
+    path("sitemap.xml", public_page("p")(sitemap), {"sitemaps": SITEMAPS}, name="sitemap"),
     path(
         "robots.txt",
-        TemplateView.as_view(template_name="robots.txt", content_type="text/plain"),
+        public_page()(TemplateView.as_view(template_name="robots.txt", content_type="text/plain")),
         name="robots",
     ),
 ]

@@ -191,6 +191,12 @@ def checked_terms(request) -> list[str]:
 class EntryPreviewActions:
     """The two preview endpoints, as actions of the entries' viewset (mixed into it)."""
 
+    # What each action reads (the response cache keys by exactly these: rules.http).
+    query_params = {
+        "preview": tuple(PreviewParameters._declared_fields),
+        "lookup": (*LookupParameters._declared_fields, "term"),
+    }
+
     @extend_schema(
         summary="Preview the entry at a page address",
         description="The title and first lines of the published entry whose page is "

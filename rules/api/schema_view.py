@@ -8,7 +8,7 @@ in ``Content-Disposition`` is fixed), ``?lang=`` one of the UI languages (else a
 from django.conf import settings
 from drf_spectacular.settings import spectacular_settings
 from drf_spectacular.utils import extend_schema
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
@@ -20,6 +20,7 @@ class SchemaView(SpectacularAPIView):
     """``/api/v1/schema/``: YAML, or JSON with ``?format=json`` or by ``Accept``."""
 
     version = spectacular_settings.VERSION
+    query_params = {"get": ("version", "lang")}  # and format (rules.http)
 
     @extend_schema(exclude=True)  # as the view it extends: the schema is not in itself
     def get(self, request, *args, **kwargs):
@@ -45,3 +46,13 @@ class SchemaView(SpectacularAPIView):
             request.accepted_renderer = JSONRenderer()
             request.accepted_media_type = JSONRenderer.media_type
         return super().finalize_response(request, response, *args, **kwargs)
+
+
+class DocsView(SpectacularSwaggerSplitView):
+    """Swagger UI; ``?script`` serves its settings script as a file (no inline script)."""
+
+    query_params = {"get": ("script",)}
+
+
+class RedocView(SpectacularRedocView):
+    query_params = {"get": ()}

@@ -324,6 +324,11 @@ class SearchViewSet(APIv1Settings, ViewSet):
 
     pagination_class = SearchPagination
     filter_backends: list = []
+    # What each action reads (the response cache keys by exactly these: rules.http).
+    query_params = {
+        "list": tuple(SearchParameters._declared_fields),
+        "suggest": (*SuggestParameters._declared_fields, "limit"),
+    }
 
     @extend_schema(
         summary="Search entries, errata and FAQ questions",

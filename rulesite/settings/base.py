@@ -50,6 +50,16 @@ if not SECRET_KEY:
     SECRET_KEY = "django-insecure-local-development-only"
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
+# The site's canonical address (scheme and host, no path): every absolute URL the site
+# writes uses its host (rulesite/hosts.py), and what is built without a request (PDF
+# booklets, sitemaps, bulk files) uses all of it. Set it in production. Without it, a
+# local run answers on whichever allowed name it is asked by (its port only when it is
+# the server's own), and files built in the background name the local address.
+SITE_URL = os.environ.get("DJANGO_SITE_URL", "").strip().rstrip("/")
+SITE_URL_CONFIGURED = bool(SITE_URL)
+if SITE_URL and not SITE_URL.startswith(("http://", "https://")):
+    raise ImproperlyConfigured(f"DJANGO_SITE_URL {SITE_URL!r} must start with http:// or https://")
+SITE_URL = SITE_URL or "http://127.0.0.1:8000"
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
@@ -76,6 +86,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: every later middleware and view sees the canonical host, never a port or
+    # name a client made up (rulesite/hosts.py); a host ALLOWED_HOSTS lacks is a 400.
+    "rulesite.hosts.CanonicalHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Directly after SecurityMiddleware, as whitenoise's documentation asks, so static
     # files skip the rest of the stack.
@@ -202,6 +215,11 @@ RESPONSE_CACHE_ALIAS = "default"
 RESPONSE_CACHE_SECONDS = 3600
 RESPONSE_CACHE_CDN_SECONDS = int(os.environ.get("DJANGO_CDN_MAX_AGE", "60"))
 RESPONSE_CACHE_EXCLUDED_PATHS = ["/admin/"]
+# What one client can make the cache hold: no response over 1 MiB (the largest API page
+# is about 125 KB), and at most this many variants of one path per content version
+# (a search page's queries; an entry's languages, encodings and ?content=).
+RESPONSE_CACHE_MAX_BYTES = 1024 * 1024
+RESPONSE_CACHE_MAX_VARIANTS = int(os.environ.get("DJANGO_CACHE_MAX_VARIANTS", "200"))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -1,0 +1,146 @@
+"""What a cached public response is keyed by: exactly its representation.
+
+A key is the content version and everything that can change the bytes of a response,
+and nothing else, so no client can make the cache store the same response twice or
+serve one representation for another (``rulesite.response_cache``):
+
+- **the host** as ``rulesite.hosts`` normalised it (the configured site, never a port a
+  client chose) and the scheme;
+- **the path** and **only the query parameters the view reads**, in a fixed order: a
+  page view declares them (``rules.http.public_page``), an API view by action
+  (``query_params`` on the class, plus its filters and pagination for a list). The
+  request reaches the view with only those (``canonical_query``), so what the view
+  answers cannot depend on the others;
+- **the UI language** (the URL's prefix; for the unprefixed API and sitemap,
+  ``Accept-Language`` as ``LocaleMiddleware`` read it: four values);
+- **the media type the API actually negotiates** with Django REST Framework's own
+  content negotiation (JSON, the browsable HTML API, the schema's YAML or JSON; JSON's
+  ``indent``), not a guess from the ``Accept`` header's text;
+- **the encoding** the client accepts (``rulesite.compression.accepts_gzip``, which
+  honours ``q=0``).
+
+A view that declares nothing is answered as asked and never cached (``describe`` gives
+None): a forgotten declaration costs speed, never a wrong page.
+"""
+
+import hashlib
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from django.http import Http404
+from django.urls import Resolver404, get_urlconf, resolve
+from django.utils import translation
+from rest_framework.exceptions import APIException
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from .compression import accepts_gzip
+
+FORMAT_PARAMETER = "format"  # Django REST Framework's URL_FORMAT_OVERRIDE
+PAGE_VIEWS = "-"  # the media type of a page, a feed, a sitemap: one representation
+
+
+@dataclass(frozen=True)
+class Representation:
+    params: tuple[str, ...]  # the query parameters the view reads, sorted
+    media: str  # what the API negotiated, or PAGE_VIEWS
+
+
+def describe(request) -> Representation | None:
+    """What the view behind ``request`` declares and negotiates; None when it declares
+    nothing (or the path is no view's): such a response is not cached."""
+    try:
+        match = resolve(request.path_info, get_urlconf())
+    except Resolver404:
+        return None
+    view = match.func
+    params = getattr(view, "public_params", None)
+    if params is not None:
+        return Representation(tuple(sorted(params)), PAGE_VIEWS)
+    view_class = getattr(view, "cls", None)
+    if view_class is None or not issubclass(view_class, APIView):
+        return None
+    params = _api_params(view, view_class, request.method)
+    if params is None:
+        return None
+    media = _negotiated(view_class, request)
+    return None if media is None else Representation(params, media)
+
+
+def canonical_query(request, params: tuple[str, ...]) -> str:
+    """The query string with only ``params``, each with its values in their order."""
+    if not request.META.get("QUERY_STRING"):
+        return ""
+    return urlencode([(name, value) for name in params for value in request.GET.getlist(name)])
+
+
+def key(request, representation: Representation, token: int) -> str:
+    encoding = "gzip" if accepts_gzip(request) else "identity"
+    where = f"{request.scheme}://{request.get_host()}{request.path}?{request.META.get('QUERY_STRING', '')}"
+    digest = hashlib.blake2b(where.encode(), digest_size=16).hexdigest()
+    language = translation.get_language()
+    return f"response:{token}:{language}:{representation.media}:{encoding}:{digest}"
+
+
+def path_key(request, token: int) -> str:
+    """The key of a path's variant count (``rulesite.response_cache``)."""
+    digest = hashlib.blake2b(f"{request.get_host()}{request.path}".encode(), digest_size=16).hexdigest()
+    return f"variants:{token}:{digest}"
+
+
+# --- The API -------------------------------------------------------------------------
+
+
+def _api_params(view, view_class, method: str) -> tuple[str, ...] | None:
+    """A DRF view's parameters: ``format`` for every one, its declared ``query_params``
+    for the action, the filters of a list or a detail, and a list's pagination."""
+    actions = getattr(view, "actions", None)
+    action = actions.get(method.lower()) if actions else "get"
+    declared = getattr(view_class, "query_params", None)
+    initkwargs = getattr(view, "initkwargs", {})
+    params = {FORMAT_PARAMETER}
+    if action in ("list", "retrieve"):  # DRF filters a detail's queryset too (get_object)
+        filterset = getattr(view_class, "filterset_class", None)
+        if filterset is not None:
+            params.update(filterset.base_filters)
+    if action == "list":
+        pagination = initkwargs.get("pagination_class", getattr(view_class, "pagination_class", None))
+        if pagination is not None:
+            params.update(
+                name
+                for name in (
+                    getattr(pagination, "page_query_param", None),
+                    getattr(pagination, "page_size_query_param", None),
+                )
+                if name
+            )
+    elif action == "retrieve":
+        pass
+    elif declared is None or action not in declared:
+        return None  # an action that declares nothing is not cached
+    if declared is not None:
+        params.update(declared.get(action, ()))
+    return tuple(sorted(params))
+
+
+_RENDERERS: dict[type, list] = {}
+
+
+def _negotiated(view_class, request) -> str | None:
+    """The renderer DRF's own negotiation picks for this request, with JSON's indent
+    (the only media type parameter a renderer of ours reads)."""
+    renderers = _RENDERERS.get(view_class)
+    if renderers is None:
+        renderers = _RENDERERS[view_class] = [renderer() for renderer in view_class.renderer_classes]
+    negotiation = view_class.content_negotiation_class()
+    try:
+        renderer, accepted = negotiation.select_renderer(Request(request), renderers)
+    except (APIException, Http404):  # 406, or 404 for an unknown ?format=: not cached anyway
+        return None
+    media = renderer.media_type
+    get_indent = getattr(renderer, "get_indent", None)
+    if get_indent is not None and "indent" in accepted:
+        indent = get_indent(accepted, {})
+        if indent:
+            media += f";indent={indent}"
+    return media
