@@ -21,10 +21,14 @@ $(STAMP): pyproject.toml
 compilemessages:
 	$(BIN)/python scripts/compile_messages.py
 
+# The site and its background worker (booklets, sitemaps, imports: rules.builds and
+# django-tasks' db_worker), stopped together by Ctrl-C.
 run: install
 	DJANGO_DEBUG=1 $(BIN)/python manage.py migrate --noinput
 	DJANGO_DEBUG=1 $(BIN)/python manage.py load_demo
 	@echo "rulesite is serving on http://127.0.0.1:8000/ (Ctrl-C stops it)"
+	DJANGO_DEBUG=1 $(BIN)/python manage.py db_worker --queue-name '*' & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	DJANGO_DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
 
 # The first admin account for the local site (asks for a name and a password).

@@ -108,21 +108,29 @@ class Booklet:
         return sum(len(entry.footnotes) for entry in self.entries)
 
 
-def build(game, language: str, kind: str, source_id: int | None = None) -> Booklet:
-    """The booklet of one game and language: ``kind`` is GLOSSARY or RULES; ``source_id``
-    narrows RULES to one rulebook (0: the sections citing no source). One query."""
+def _published(game, language: str, kind: str, source_id: int | None):
     from .models import Entry
 
     entries = Entry.objects.filter(game=game, language=language, status=Status.PUBLISHED)
     if kind == GLOSSARY:
-        entries = entries.filter(~Q(kind=SECTION))
-    else:
-        entries = entries.filter(kind=SECTION)
-        if source_id == 0:  # the sections citing no source
-            entries = entries.filter(source__isnull=True)
-        elif source_id is not None:
-            entries = entries.filter(source_id=source_id)
-    rows = entries.order_by().values_list(
+        return entries.filter(~Q(kind=SECTION))
+    entries = entries.filter(kind=SECTION)
+    if source_id == 0:  # the sections citing no source
+        return entries.filter(source__isnull=True)
+    if source_id is not None:
+        return entries.filter(source_id=source_id)
+    return entries
+
+
+def has_entries(game, language: str, kind: str, source_id: int | None = None) -> bool:
+    """Whether that booklet would print anything (one small query, nothing built)."""
+    return _published(game, language, kind, source_id).exists()
+
+
+def build(game, language: str, kind: str, source_id: int | None = None) -> Booklet:
+    """The booklet of one game and language: ``kind`` is GLOSSARY or RULES; ``source_id``
+    narrows RULES to one rulebook (0: the sections citing no source). One query."""
+    rows = _published(game, language, kind, source_id).order_by().values_list(
         *ROW_FIELDS, "aliases", "page", "is_fragment", "body_html", "relations__errata", "corrections__corrected_html",
         "updated_at",
         "source__title", "source__version", "source__attribution", "source__official", "source__url",

@@ -78,6 +78,13 @@ def current() -> Version:
     return Version(int(token), changed_at)
 
 
+def of_request(request) -> Version:
+    """The version the response cache read for this request (``rulesite.response_cache``
+    keeps it on the request), else read now."""
+    version = getattr(request, "content_version", None)
+    return version if version is not None else current()
+
+
 def lock_for_writing() -> None:
     """Take the version row's lock now, before locking content rows (see module docs)."""
     if connection.vendor == "postgresql":

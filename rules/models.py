@@ -562,4 +562,5 @@ class Erratum(models.Model):
         return reverse("rules:errata", kwargs={"game": self.game.slug}) + f"#{self.slug}"
 
 
+from .builds.models import BuiltFile  # noqa: E402,F401 - registered with this app
 from .search.models import SearchDocument, SearchName  # noqa: E402,F401 - registered with this app

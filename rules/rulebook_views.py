@@ -1,13 +1,13 @@
 """The pages for reading a game straight through: the contents of its rulebooks and the
 printed booklets (``rules.rulebook``, ``rules.booklet``). Thin: look up, build, render."""
 
-import hashlib
-
-from django.core.cache import cache
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import render
 
 from . import booklet as booklets
+from . import content_version
+from .builds.models import BuiltFile
+from .builds.serving import serve
 from .http import public_page
 from .languages import native_name
 from .models import CONTENT_PARAMETER
@@ -16,7 +16,6 @@ from .rulebook import contents as rulebook_contents
 
 SOURCE_PARAMETER = "source"  # ?source=12: one rulebook of a game (0: sections citing none)
 AT_PARAMETER = "at"  # ?at=<slug>: the reader's place in the contents
-PDF_CACHE_SECONDS = 24 * 3600
 
 
 def _context(request, game_slug: str) -> dict:
@@ -60,46 +59,42 @@ def _source(request) -> int | None:
     return int(raw)
 
 
-def _booklet(request, game, part):
+def _booklet_file(request, game, part, kind) -> BuiltFile | None:
+    """The built file of a booklet (``rules.builds``): 404 for a part, rulebook or game
+    with nothing to print (None for a booklet page with nothing in it yet), checked with
+    one small query, never by building it."""
     if part not in booklets.PARTS:
         raise Http404("No such booklet")
     context = _context(request, game)
     source = _source(request) if part == booklets.RULES else None
-    booklet = booklets.build(context["game"], context["content_language"], part, source)
-    if not booklet.entries and source is not None:
-        raise Http404("No such rulebook")
-    return context, booklet
+    if not booklets.has_entries(context["game"], context["content_language"], part, source):
+        if kind == BuiltFile.Kind.BOOKLET_HTML and source is None:
+            return None  # the page says there is nothing to print yet
+        raise Http404("Nothing to print")
+    return BuiltFile.objects.for_request(
+        kind,
+        game=context["game"],
+        language=context["content_language"],
+        part=part,
+        variant="" if source is None else str(source),
+        ui_language=request.LANGUAGE_CODE,
+    )
 
 
 @public_page(CONTENT_PARAMETER, SOURCE_PARAMETER)
 def booklet(request, game, part):
-    context, booklet = _booklet(request, game, part)
-    context.update({"booklet": booklet, "source": _source(request) if part == booklets.RULES else None})
-    return render(request, "rules/booklet.html", context)
+    """The booklet page, as built in the background (``rules.builds``)."""
+    file = _booklet_file(request, game, part, BuiltFile.Kind.BOOKLET_HTML)
+    if file is None:
+        context = _context(request, game)
+        empty = booklets.build(context["game"], context["content_language"], part)
+        context.update({"booklet": empty, "source": None})
+        return render(request, "rules/booklet.html", context)
+    return serve(request, file, content_version.of_request(request).token)
 
 
 @public_page(CONTENT_PARAMETER, SOURCE_PARAMETER)
 def booklet_pdf(request, game, part):
-    """The booklet as a PDF file (``rules.booklet_pdf``), made without a browser."""
-    from .booklet_pdf import render_pdf
-
-    context, booklet = _booklet(request, game, part)
-    if not booklet.entries:
-        raise Http404("Nothing to print")
-    # Laying out a long glossary takes a second or two: kept until what it shows changes,
-    # which a write to another game (a new content version for the page cache) does not.
-    digest = hashlib.blake2b(
-        repr((booklet, context["game_name"], request.LANGUAGE_CODE, request.build_absolute_uri("/"))).encode(),
-        digest_size=16,
-    ).hexdigest()
-    key = f"booklet-pdf:{digest}"
-    data = cache.get(key)
-    if data is None:
-        data = render_pdf(
-            booklet, game_name=context["game_name"], language=context["content_language"], request=request
-        )
-        cache.set(key, data, PDF_CACHE_SECONDS)
-    response = HttpResponse(data, content_type="application/pdf")
-    filename = f"{context['game'].slug}-{part}-{context['content_language']}.pdf"
-    response["Content-Disposition"] = f'inline; filename="{filename}"'
-    return response
+    """The booklet as a PDF file (``rules.booklet_pdf``), built in the background."""
+    file = _booklet_file(request, game, part, BuiltFile.Kind.BOOKLET_PDF)
+    return serve(request, file, content_version.of_request(request).token)

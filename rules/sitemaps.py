@@ -1,12 +1,19 @@
-"""The sitemap's sections: the home page, each game's pages, and every published entry.
+"""The sitemaps: an index (``/sitemap.xml``), the pages of every game, and one sitemap
+per game and language of its entries.
 
 Decisions:
 
+- **An index, and a sitemap per game and language**, as the protocol means for large
+  sites (50,000 URLs per sitemap at most): a 40,000-entry site was one document of
+  several megabytes, made again after every write and whenever a crawler added a
+  query string. The index is one query and cached like every page. Each game's entries
+  are a file built in the background (``rules.builds``) and served with ``ETag`` and
+  ``Range``, so a crawler never waits for it and never makes it again.
 - Pages whose URL differs only by the language prefix (home, a game, its FAQ and errata)
-  use Django's i18n sitemaps: one ``<url>`` per UI language, each naming the others as
-  ``hreflang`` alternates, as the pages themselves do. No ``x-default`` here: the pages
-  name the English URL as x-default, and Django's would be the unprefixed one; two
-  answers to one question would only confuse crawlers.
+  use Django's i18n sitemaps (``/sitemaps/pages.xml``): one ``<url>`` per UI language,
+  each naming the others as ``hreflang`` alternates, as the pages themselves do. No
+  ``x-default`` here: the pages name the English URL as x-default, and Django's would
+  be the unprefixed one; two answers to one question would only confuse crawlers.
 - An entry is listed once, at its canonical URL (the UI in the entry's own language),
   not once per UI language: its other-UI variants show the same text. Its alternates
   are its published translations, each at its own canonical URL, named by their content
@@ -14,18 +21,23 @@ Decisions:
 - A game's FAQ and errata pages are listed only when the game has published questions
   or errata: an empty page is not worth a crawl, and an unpublished item must not make
   one appear.
-- Everything starts from ``published()``. The query count is fixed, whatever the number
-  of entries: one COUNT and one page query per section, and one query for the
-  translations of all entries.
+- Everything starts from ``published()``.
 """
 
 from collections import defaultdict
+from xml.sax.saxutils import escape
 
 from django.contrib.sitemaps import Sitemap
 from django.db.models import Count, Max, Q
+from django.http import Http404
+from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
-from .models import Entry, Game
+from . import content_version
+from .builds.models import BuiltFile
+from .builds.serving import serve
+from .http import public_page
+from .models import Entry, Game, entry_path_template
 from .querysets import Status
 
 
@@ -75,61 +87,90 @@ class GamePageSitemap(Sitemap):
         return max(filter(None, [game.updated_at, game.last_change]))
 
 
-class EntrySitemap(Sitemap):
-    """Every published entry at its canonical URL, with its translations as alternates."""
+# --- Entries: one sitemap per game and language, built in the background -------------
 
-    def items(self):
-        return (
-            Entry.objects.published()
-            .select_related("game")
-            .only("slug", "language", "translation_key", "updated_at", "game__slug")
-            .order_by("game__slug", "language", "slug", "pk")
-        )
 
-    def location(self, entry):
-        return entry.canonical_url()
-
-    def lastmod(self, entry):
-        return entry.updated_at
-
-    def get_urls(self, page=1, site=None, protocol=None):
-        urls = super().get_urls(page=page, site=site, protocol=protocol)
-        domain, protocol = self.get_domain(site), self.get_protocol(protocol)
-        versions = self._translated_versions()
-        for url in urls:
-            group = versions.get(url["item"].translation_key, [])
-            url["alternates"] = [
-                {
-                    "lang_code": version.language,
-                    "location": f"{protocol}://{domain}{version.canonical_url()}",
-                }
-                for version in group
-            ]
-        return urls
-
-    @staticmethod
-    def _translated_versions() -> dict:
-        """translation key → its published versions, for the keys with more than one.
-
-        One query for the whole sitemap (a subquery picks the shared keys), rather than
-        one per entry or a list of every key of the page as query parameters.
-        """
+def entry_urls(game, language: str) -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """(path, lastmod date, [(hreflang, path)]) of every published entry of a game in a
+    language, at its canonical URL, with its published translations as alternates (the
+    entry itself among them, as crawlers expect). Two queries whatever the size."""
+    entries = list(
+        Entry.objects.published()
+        .filter(game=game, language=language)
+        .order_by("slug", "pk")
+        .values_list("slug", "translation_key", "updated_at")
+    )
+    keys = {key for _slug, key, _updated in entries}
+    versions = defaultdict(list)
+    if keys:
         shared = (
             Entry.objects.published()
-            .order_by()
-            .values("translation_key")
-            .annotate(n=Count("pk"))
-            .filter(n__gt=1)
-            .values("translation_key")
-        )
-        rows = (
-            Entry.objects.published()
-            .filter(translation_key__in=shared)
-            .select_related("game")
-            .only("slug", "language", "translation_key", "game__slug")
+            .filter(game=game, translation_key__in=Entry.objects.published().filter(game=game, language=language)
+                    .values("translation_key"))
             .order_by("language", "pk")
+            .values_list("translation_key", "language", "slug")
         )
-        groups = defaultdict(list)
-        for row in rows:
-            groups[row.translation_key].append(row)
-        return groups
+        for key, version_language, slug in shared:
+            versions[key].append((version_language, entry_path_template(game.slug, version_language).format(slug=slug)))
+    path = entry_path_template(game.slug, language)
+    return [
+        (
+            path.format(slug=slug),
+            updated.date().isoformat(),
+            versions[key] if len(versions[key]) > 1 else [],
+        )
+        for slug, key, updated in entries
+    ]
+
+
+def urlset(urls, base: str) -> bytes:
+    """The sitemap XML of ``entry_urls`` on the site at ``base``."""
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">',
+    ]
+    for path, lastmod, alternates in urls:
+        lines.append(f"<url><loc>{escape(base + path)}</loc><lastmod>{lastmod}</lastmod>")
+        lines.extend(
+            f'<xhtml:link rel="alternate" hreflang="{escape(code)}" href="{escape(base + href)}"/>'
+            for code, href in alternates
+        )
+        lines.append("</url>")
+    lines.append("</urlset>\n")
+    return "\n".join(lines).encode()
+
+
+@public_page()
+def entry_sitemap(request, game, language):
+    """The sitemap of a game's entries in one language, as built in the background."""
+    game = get_object_or_404(Game.objects.published(), slug=game)
+    if not Entry.objects.published().filter(game=game, language=language).exists():
+        raise Http404("No entries in that language")
+    file = BuiltFile.objects.for_request(BuiltFile.Kind.SITEMAP, game=game, language=language)
+    return serve(request, file, content_version.of_request(request).token)
+
+
+@public_page()
+def sitemap_index(request):
+    """``/sitemap.xml``: the site's pages, then one sitemap per game and language with
+    published entries, each with its last change. One query; cached like every page."""
+    rows = (
+        Entry.objects.published()
+        .order_by()
+        .values("game__slug", "language")
+        .annotate(last_change=Max("updated_at"))
+        .order_by("game__slug", "language")
+    )
+    sitemaps = [(reverse("sitemap-pages"), None)] + [
+        (
+            reverse("sitemap-entries", kwargs={"game": row["game__slug"], "language": row["language"]}),
+            row["last_change"].date().isoformat(),
+        )
+        for row in rows
+    ]
+    return render(
+        request,
+        "sitemap_index.xml",
+        {"sitemaps": [(request.build_absolute_uri(path), lastmod) for path, lastmod in sitemaps]},
+        content_type="application/xml",
+    )

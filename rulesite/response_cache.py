@@ -96,7 +96,7 @@ class PublicResponseCacheMiddleware:
             if query != request.META.get("QUERY_STRING", ""):
                 request.META["QUERY_STRING"] = query
                 request.__dict__.pop("GET", None)
-        version = content_version.current()
+        version = request.content_version = content_version.current()
         key = cache_key.key(request, representation, version.token) if self.storing and representation else None
         if key is not None:
             cached = self.cache.get(key)

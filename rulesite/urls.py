@@ -7,16 +7,15 @@ from django.urls import include, path
 from django.views.generic import TemplateView
 
 from rules.http import public_page
-from rules.sitemaps import EntrySitemap, GamePageSitemap, HomeSitemap
+from rules.sitemaps import GamePageSitemap, HomeSitemap, entry_sitemap, sitemap_index
 
-# The sitemap's sections (see rules.sitemaps). The FAQ pages are faq's, so the project
-# wires them here: rules does not know faq's URL names.
+# The sections of the pages' sitemap (see rules.sitemaps). The FAQ pages are faq's, so
+# the project wires them here: rules does not know faq's URL names.
 SITEMAPS = {
     "home": HomeSitemap,
     "games": GamePageSitemap("rules:game", "entries"),
     "faq": GamePageSitemap("faq:list", "faq_questions", required=True),
     "errata": GamePageSitemap("rules:errata", "errata", required=True),
-    "entries": EntrySitemap,
 }
 
 urlpatterns = [
@@ -24,7 +23,9 @@ urlpatterns = [
     # The read-only JSON API, versioned by URL prefix; no language prefix (see api_urls).
     path("api/v1/", include("rulesite.api_urls")),
     # Crawlers look for these at the root, in no language.
-    path("sitemap.xml", public_page("p")(sitemap), {"sitemaps": SITEMAPS}, name="sitemap"),
+    path("sitemap.xml", sitemap_index, name="sitemap"),
+    path("sitemaps/pages.xml", public_page("p")(sitemap), {"sitemaps": SITEMAPS}, name="sitemap-pages"),
+    path("sitemaps/<slug:game>/<slug:language>.xml", entry_sitemap, name="sitemap-entries"),
     path(
         "robots.txt",
         public_page()(TemplateView.as_view(template_name="robots.txt", content_type="text/plain")),

@@ -7,6 +7,7 @@ import pytest
 
 from rules.models import Entry, Source
 from rules.querysets import Status
+from tests.builds import content_of, get_built
 from tests.factories import make_entry, make_erratum, make_game, make_source
 
 pytestmark = pytest.mark.django_db
@@ -15,9 +16,9 @@ SECTION = Entry.Kind.SECTION
 
 
 def get(client, path, **params):
-    response = client.get(path, params)
+    response = get_built(client, path, data=params)
     assert response.status_code == 200, response.status_code
-    return response.content.decode()
+    return content_of(response).decode()
 
 
 def entry_ids(html: str) -> list[str]:

@@ -81,6 +81,10 @@ INSTALLED_APPS = [
     "simple_history",
     "axes",  # admin login rate limit (see AXES_* below)
     "csp",  # Content-Security-Policy (see CONTENT_SECURITY_POLICY below)
+    # Django's tasks API (the django-tasks backport of Django 6.0's) and its database
+    # backend: work that must not happen in a request (TASKS below).
+    "django_tasks",
+    "django_tasks_db",
     "rules",
     "faq",
 ]
@@ -245,10 +249,22 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
+# Files built in the background (rules.builds: booklets, sitemaps): on the local disk
+# by default; with several app servers, a directory they share (or another storage
+# backend under STORAGES["built"]).
+BUILT_FILES_ROOT = Path(os.environ.get("DJANGO_BUILT_FILES_ROOT", BASE_DIR / "var" / "built"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # Compressed, content-hashed files with far-future cache headers; needs collectstatic.
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    "built": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": BUILT_FILES_ROOT}},
+}
+
+# Background tasks (Django's tasks API through django-tasks): queued in the database, so
+# they survive a restart and need no other server; run by `manage.py db_worker`, which
+# `make run` starts beside the site and production runs beside gunicorn (README).
+TASKS = {
+    "default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]},
 }
 
 # Production hardening: on whenever DEBUG is off, so `check --deploy` is clean.

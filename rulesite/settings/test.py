@@ -4,11 +4,18 @@ The database still comes from DATABASE_URL, so the same suite runs on SQLite (de
 and PostgreSQL (CI).
 """
 
+import atexit
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-not-a-secret")
 
 from .base import *  # noqa: F403
+
+# Files built in the background name the test client's host, as its pages do.
+SITE_URL = "http://testserver"
 
 # Tests talk plain HTTP to the test client and the live server.
 SECURE_SSL_REDIRECT = False
@@ -20,9 +27,19 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 # No collectstatic in the test run: plain storage resolves files through the finders.
 # (tests/test_deploy.py runs collectstatic and gunicorn to check the real storage.)
+# SQLite tests run on a file, as the site does (WAL: readers never wait for a writer),
+# not on Django's default in-memory database, whose shared cache locks whole tables
+# (a read waits for any write) and so behaves like no deployment.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": str(Path(tempfile.mkdtemp(prefix="rulesite-test-db-")) / "test.sqlite3")}  # noqa: F405
+
+# Built files (rules.builds) in a directory of this test run, removed when it ends.
+BUILT_FILES_ROOT = Path(tempfile.mkdtemp(prefix="rulesite-test-built-"))
+atexit.register(shutil.rmtree, BUILT_FILES_ROOT, ignore_errors=True)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "built": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": BUILT_FILES_ROOT}},
 }
 WHITENOISE_AUTOREFRESH = True
 

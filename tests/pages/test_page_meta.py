@@ -7,6 +7,7 @@ import pytest
 from django.conf import settings
 
 from tests.browser.reading import build_reading_game
+from tests.builds import content_of, get_built
 from tests.factories import make_entry, make_game
 
 pytestmark = pytest.mark.django_db
@@ -39,9 +40,9 @@ class Head(HTMLParser):
 
 
 def head(client, path: str, status: int = 200, **headers) -> Head:
-    response = client.get(path, **headers)
+    response = get_built(client, path, **headers)
     assert response.status_code == status, path
-    return Head(response.content.decode())
+    return Head(content_of(response).decode())
 
 
 @pytest.mark.parametrize("language", UI_LANGUAGES)

@@ -7,6 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from rules.models import Entry, Source
+from tests.builds import get_built, run_background_tasks
 from tests.factories import make_entry, make_erratum, make_game, make_source
 
 pytestmark = pytest.mark.django_db
@@ -52,10 +53,22 @@ PAGES = {
 }
 
 
+BOOKLETS = {"glossary booklet", "rules booklet", "rules booklet as PDF"}
+
+
 def count(client, url: str) -> int:
+    get_built(client, url)  # a booklet is built in the background first (rules.builds)
     with CaptureQueriesContext(connection) as queries:
         response = client.get(url)
     assert response.status_code == 200
+    return len(queries)
+
+
+def build_queries(client, url: str) -> int:
+    """The queries of making a booklet in the background."""
+    client.get(url)
+    with CaptureQueriesContext(connection) as queries:
+        assert run_background_tasks() == 1
     return len(queries)
 
 
@@ -63,7 +76,13 @@ def count(client, url: str) -> int:
 def test_queries_do_not_grow_with_the_game(client, page, django_assert_num_queries):
     small, small_deep = build(2)
     big, big_deep = build(6)  # 3 times the chapters, 9 times the rules
+    if page in BOOKLETS:
+        made = build_queries(client, PAGES[page](small, small_deep))
+        client.get(PAGES[page](big, big_deep))
+        with django_assert_num_queries(made):
+            run_background_tasks()
     expected = count(client, PAGES[page](small, small_deep))
+    get_built(client, PAGES[page](big, big_deep))
     with django_assert_num_queries(expected):
         response = client.get(PAGES[page](big, big_deep))
     assert response.status_code == 200
@@ -77,10 +96,20 @@ def test_an_entry_page_with_its_place_in_the_rulebook_is_still_the_entry_row(cli
     assert ">Chapter 1</a></li>" in html and ">Rule 1.3</a></li>" in html  # breadcrumbs
 
 
-@pytest.mark.parametrize("page", ["contents", "glossary booklet", "rules booklet", "rules booklet as PDF"])
-def test_the_pages_queries(client, page, django_assert_num_queries):
+def test_the_contents_queries(client, django_assert_num_queries):
     """The content version, the game, its content languages (three counts), then one
-    query of entries: the contents and the booklets read no more."""
+    query of entries: the contents read no more."""
     game, deep = build(2)
     with django_assert_num_queries(6):
+        client.get(PAGES["contents"](game, deep))
+
+
+@pytest.mark.parametrize("page", sorted(BOOKLETS))
+def test_a_booklets_queries(client, page, django_assert_num_queries):
+    """A booklet built in the background (rules.builds) is served from the content
+    version, the game, its content languages (three counts), whether it has entries and
+    the file's record: seven small queries, none of the entries themselves."""
+    game, deep = build(2)
+    get_built(client, PAGES[page](game, deep))
+    with django_assert_num_queries(7):
         client.get(PAGES[page](game, deep))

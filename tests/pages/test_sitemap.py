@@ -9,6 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from rules.querysets import Status
+from tests.builds import content_of, get_built, run_background_tasks, sitemap_documents
 from tests.factories import make_entry, make_erratum, make_game, make_question
 
 pytestmark = pytest.mark.django_db
@@ -20,20 +21,18 @@ HIDDEN = [Status.DRAFT, Status.REVIEW, Status.ARCHIVED]
 
 
 def read_sitemap(client) -> dict[str, dict]:
-    """loc → {"lastmod": …, "alternates": {hreflang: href}} for every <url>."""
-    response = client.get("/sitemap.xml")
-    assert response.status_code == HTTPStatus.OK
-    assert response["Content-Type"] == "application/xml"
-    root = ET.fromstring(response.content)
-    return {
-        url.findtext(f"{SM}loc"): {
-            "lastmod": url.findtext(f"{SM}lastmod"),
-            "alternates": {
-                link.get("hreflang"): link.get("href") for link in url.findall(f"{XHTML}link")
-            },
-        }
-        for url in root.findall(f"{SM}url")
-    }
+    """loc → {"lastmod": …, "alternates": {hreflang: href}} for every <url> of every
+    sitemap the index lists."""
+    assert client.get("/sitemap.xml")["Content-Type"] == "application/xml"
+    urls = {}
+    for document in sitemap_documents(client)[1:]:
+        root = ET.fromstring(document)
+        for url in root.findall(f"{SM}url"):
+            urls[url.findtext(f"{SM}loc")] = {
+                "lastmod": url.findtext(f"{SM}lastmod"),
+                "alternates": {link.get("hreflang"): link.get("href") for link in url.findall(f"{XHTML}link")},
+            }
+    return urls
 
 
 def set_updated(obj, day: int) -> None:
@@ -71,7 +70,7 @@ def test_unpublished_entries_are_not_listed(client, game, status):
     make_entry(game=game, title="Visible rule")
     make_entry(game=game, title="Secret rule", status=status)
 
-    sitemap = client.get("/sitemap.xml").content.decode()
+    sitemap = b"".join(sitemap_documents(client)).decode()
 
     assert "/rules/visible-rule/" in sitemap
     assert "secret" not in sitemap
@@ -147,6 +146,9 @@ def test_errata_page_lastmod_is_its_last_published_change(client, game):
 
 
 def test_sitemap_queries_do_not_grow_with_entries(client, django_assert_num_queries):
+    """The index and the pages' sitemap are a fixed number of queries; a game's entries
+    are a file built in the background, from a fixed number of queries too."""
+
     def add(game, n):
         for _ in range(n):
             entry = make_entry(game=game)
@@ -154,14 +156,52 @@ def test_sitemap_queries_do_not_grow_with_entries(client, django_assert_num_quer
             make_erratum(game=game)
             make_question(game=game)
 
+    small, large = make_game(), make_game()
+    add(small, 2)
+    with CaptureQueriesContext(connection) as index_small:
+        client.get("/sitemap.xml")
+        client.get("/sitemaps/pages.xml")
+    with CaptureQueriesContext(connection) as build_small:
+        get_built(client, f"/sitemaps/{small.slug}/en.xml")
+    add(large, 15)
     add(make_game(), 2)
-    with CaptureQueriesContext(connection) as small:
-        read_sitemap(client)
-    add(make_game(), 2)
-    add(make_game(), 15)
-    with django_assert_num_queries(len(small)):
-        urls = read_sitemap(client)
-    assert len(urls) > 60
+    with django_assert_num_queries(len(index_small)):
+        client.get("/sitemap.xml")
+        client.get("/sitemaps/pages.xml")
+    with django_assert_num_queries(len(build_small)):
+        get_built(client, f"/sitemaps/{large.slug}/en.xml")
+    assert len(read_sitemap(client)) > 60
+
+
+def test_the_index_names_a_sitemap_per_game_and_language_with_its_last_change(client, game):
+    other = make_game(slug="sun", name="Sun")
+    set_updated(make_entry(game=game, title="Card"), 3)
+    set_updated(make_entry(game=game, language="de", title="Karte"), 9)
+    make_entry(game=other, title="Ray", status=Status.DRAFT)
+
+    root = ET.fromstring(client.get("/sitemap.xml").content)
+    listed = {item.findtext(f"{SM}loc"): item.findtext(f"{SM}lastmod") for item in root.iter(f"{SM}sitemap")}
+
+    assert listed == {
+        f"{BASE}/sitemaps/pages.xml": None,
+        f"{BASE}/sitemaps/moon/de.xml": "2025-02-09",
+        f"{BASE}/sitemaps/moon/en.xml": "2025-02-03",
+    }
+    assert client.get("/sitemaps/sun/en.xml").status_code == HTTPStatus.NOT_FOUND  # drafts only
+
+
+def test_a_games_sitemap_is_built_once_and_served_as_a_file(client, game):
+    make_entry(game=game, title="Card")
+    first = client.get("/sitemaps/moon/en.xml")
+    assert first.status_code == HTTPStatus.SERVICE_UNAVAILABLE and first["Retry-After"]
+    run_background_tasks()
+    response = client.get("/sitemaps/moon/en.xml", HTTP_ACCEPT_ENCODING="identity")
+    assert response.status_code == HTTPStatus.OK
+    assert response["ETag"].startswith('"') and response["Accept-Ranges"] == "bytes"
+    assert b"/en/games/moon/rules/card/" in content_of(response)
+    # A crawler's query string or port changes nothing and makes nothing again.
+    again = client.get("/sitemaps/moon/en.xml?x=1", HTTP_HOST="testserver:8123", HTTP_ACCEPT_ENCODING="identity")
+    assert again["ETag"] == response["ETag"]
 
 
 def test_robots_txt(client):

@@ -1,0 +1,125 @@
+"""Answering a request for a built file like a static file server would.
+
+- **Validators**: a strong ``ETag`` (the SHA-256 of the bytes sent, so the gzip copy has
+  its own) and ``Last-Modified`` (when it was built); ``ConditionalGetMiddleware``
+  answers ``If-None-Match`` with a 304.
+- **Ranges**: one ``bytes=`` range (``a-b``, ``a-``, ``-n``) answers 206 with
+  ``Content-Range``; a range past the end 416; several ranges, a malformed one, or an
+  ``If-Range`` that no longer matches get the whole file (RFC 9110 allows each).
+- **Encoding**: text has a gzip copy made when it was built, sent to clients that take
+  gzip (``rulesite.compression.accepts_gzip``); the site's gzip middleware leaves ranged
+  files alone.
+- **Not there yet**: a 503 "being prepared" page in the reader's language with
+  ``Retry-After``, which reloads itself; never a 500 and never a wait.
+"""
+
+import re
+
+from django.http import HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
+from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils.http import http_date
+
+from rulesite.compression import accepts_gzip
+
+from .kinds import KINDS
+from .models import BuiltFile
+from .tasks import request_build, storage
+
+RETRY_AFTER = 5  # seconds: a glossary's booklet is usually ready by then
+CHUNK = 64 * 1024
+_RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
+
+
+def serve(request, file: BuiltFile, token: int, *, download: bool = False) -> HttpResponse:
+    """The file as last built (asking for it to be built again when content version
+    ``token`` is newer than what it was checked against), or the "being prepared" page."""
+    if file.pk is not None and file.checked_token != token and file.requested_token != token:
+        request_build(file, token)
+    if not file.is_stored:
+        return preparing(request)
+    kind = KINDS[file.kind]
+    compressed = bool(file.gzip_name) and accepts_gzip(request)
+    name, size, digest = (
+        (file.gzip_name, file.gzip_size, file.gzip_sha256) if compressed else (file.name, file.size, file.sha256)
+    )
+    etag = f'"{digest[:32]}"'
+    start, end = _range(request, size, etag)
+    if start is None and end is not None:  # unsatisfiable
+        response = HttpResponse(status=416)
+        response["Content-Range"] = f"bytes */{size}"
+        return response
+    if start is None:
+        start, end, status = 0, size - 1, 200
+    else:
+        status = 206
+    length = end - start + 1
+    if request.method == "HEAD":
+        response = HttpResponse(status=status)
+    else:
+        response = StreamingHttpResponse(_chunks(name, start, length), status=status)
+    response["Content-Type"] = kind.content_type
+    response["Content-Length"] = str(length)
+    if status == 206:
+        response["Content-Range"] = f"bytes {start}-{end}/{size}"
+    response["Accept-Ranges"] = "bytes"
+    response["ETag"] = etag
+    response["Last-Modified"] = http_date(file.built_at.timestamp())
+    if compressed:
+        response["Content-Encoding"] = "gzip"
+    if file.gzip_name:
+        patch_vary_headers(response, ("Accept-Encoding",))
+    disposition = "attachment" if download else "inline"
+    if kind.extension != "html":
+        response["Content-Disposition"] = f'{disposition}; filename="{kind.filename(file)}"'
+    patch_cache_control(response, public=True, max_age=0)
+    return response
+
+
+def preparing(request) -> HttpResponse:
+    response = render(request, "rules/preparing.html", {"retry_after": RETRY_AFTER}, status=503)
+    response["Retry-After"] = str(RETRY_AFTER)
+    patch_cache_control(response, no_store=True)
+    # Expected, not a failure: kept out of django.request's error log (which reads this).
+    response._has_been_logged = True
+    return response
+
+
+def _range(request, size: int, etag: str) -> tuple[int | None, int | None]:
+    """(first, last byte) of the one range asked for; (None, None) for the whole file;
+    (None, size) when the range starts past the end."""
+    header = request.META.get("HTTP_RANGE", "")
+    if not header or request.method not in ("GET", "HEAD"):
+        return None, None
+    if_range = request.META.get("HTTP_IF_RANGE")
+    if if_range is not None and if_range.strip() != etag:
+        return None, None  # the client's part is of another version: send it all
+    match = _RANGE.match(header.strip())
+    if match is None or size == 0:
+        return None, None
+    first, last = match.groups()
+    if not first and not last:
+        return None, None
+    if not first:  # the last N bytes
+        count = int(last)
+        if count == 0:
+            return None, size
+        return max(size - count, 0), size - 1
+    start = int(first)
+    if start >= size:
+        return None, size
+    end = min(int(last), size - 1) if last else size - 1
+    if end < start:
+        return None, None
+    return start, end
+
+
+def _chunks(name: str, start: int, length: int):
+    with storage().open(name, "rb") as handle:
+        handle.seek(start)
+        while length > 0:
+            chunk = handle.read(min(CHUNK, length))
+            if not chunk:
+                break
+            length -= len(chunk)
+            yield chunk

@@ -1,0 +1,101 @@
+"""Building files in the background: ``build_file`` (a task of Django's tasks API, run by
+``manage.py db_worker``) and ``request_build`` (asks for it once per file and content
+version)."""
+
+import gzip
+import hashlib
+import logging
+import traceback
+
+from django.core.files.base import ContentFile
+from django.core.files.storage import storages
+from django.db import transaction
+from django.utils import timezone, translation
+from django_tasks import task
+
+from .. import content_version
+from ..database import brief_write, is_database_busy
+from .kinds import KINDS
+from .models import BuiltFile
+
+logger = logging.getLogger(__name__)
+
+STORAGE = "built"
+GZIP_LEVEL = 9  # once per build, read many times
+
+
+def storage():
+    return storages[STORAGE]
+
+
+def request_build(file: BuiltFile, token: int) -> bool:
+    """Ask for ``file`` to be brought up to date with content version ``token``: one
+    task per file and version, whoever asks first. A reader's request asks on the side
+    and never waits long for it (``brief_write``): if the database is busy, the next
+    reader asks again. Whether a build was asked for now."""
+    try:
+        with brief_write():
+            asked = BuiltFile.objects.filter(pk=file.pk).exclude(requested_token=token).update(requested_token=token)
+            if asked:
+                build_file.enqueue(file.pk)
+    except Exception as error:
+        if not is_database_busy(error):
+            raise
+        logger.info("database busy: the build of %s is asked for by a later request", file)
+        return False
+    return bool(asked)
+
+
+@task()
+def build_file(file_id: int) -> str:
+    """Make the file again if what it is made from changed since it was last built;
+    else only note that it is up to date. What it did, for the task's result."""
+    file = BuiltFile.objects.select_related("game").filter(pk=file_id).first()
+    if file is None:
+        return "gone"
+    kind = KINDS[file.kind]
+    version = content_version.current()  # before reading: a later write asks again
+    try:
+        with translation.override(file.ui_language or None):
+            gathered = kind.gather(file)
+            fingerprint = kind.fingerprint(file, gathered)
+            if gathered is not None and fingerprint == file.fingerprint and file.is_stored:
+                BuiltFile.objects.filter(pk=file.pk).update(checked_token=version.token, error="")
+                return "unchanged"
+            data = kind.render(file, gathered) if gathered is not None else None
+    except Exception:
+        BuiltFile.objects.filter(pk=file.pk).update(error=traceback.format_exc()[-4000:])
+        logger.exception("building %s failed", file)
+        raise
+    if data is None:  # nothing to show any more (every entry unpublished): keep no file
+        _replace(file, {"name": "", "size": 0, "sha256": "", "gzip_name": "", "gzip_size": 0, "gzip_sha256": ""},
+                 fingerprint, version.token)
+        return "empty"
+    _replace(file, _store(file, data, kind), fingerprint, version.token)
+    return "built"
+
+
+def _store(file: BuiltFile, data: bytes, kind) -> dict:
+    """Write the bytes (and a gzip copy of text) under names of their own: a reader
+    streaming the previous version keeps reading it until it is removed."""
+    digest = hashlib.sha256(data).hexdigest()
+    base = f"{file.kind}/{file.pk}-{digest[:16]}"
+    fields = {"name": storage().save(f"{base}.{kind.extension}", ContentFile(data)), "size": len(data),
+              "sha256": digest, "gzip_name": "", "gzip_size": 0, "gzip_sha256": ""}
+    if kind.compress:
+        packed = gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
+        fields.update(
+            gzip_name=storage().save(f"{base}.{kind.extension}.gz", ContentFile(packed)),
+            gzip_size=len(packed),
+            gzip_sha256=hashlib.sha256(packed).hexdigest(),
+        )
+    return fields
+
+
+def _replace(file: BuiltFile, fields: dict, fingerprint: str, token: int) -> None:
+    old = [name for name in (file.name, file.gzip_name) if name and name not in fields.values()]
+    with transaction.atomic():
+        BuiltFile.objects.filter(pk=file.pk).update(
+            **fields, fingerprint=fingerprint, checked_token=token, built_at=timezone.now(), error=""
+        )
+        transaction.on_commit(lambda: [storage().delete(name) for name in old])
