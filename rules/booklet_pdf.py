@@ -10,8 +10,11 @@ Decisions:
 - **The stored HTML** of each entry is written by fpdf2's HTML renderer (paragraphs,
   lists, emphasis, tables, links made absolute so they open the site); a text it cannot
   lay out is written as plain text, never an error.
-- **A font for every content language**: DejaVu Sans, cut down to the Latin scripts
-  (``rules/fonts``, ``scripts/subset_pdf_fonts.py``): the PDF core fonts have no "ł".
+- **A font for every character** (``rules.pdf_fonts``): DejaVu Sans, and DejaVu Sans
+  Mono for code, both cut down to the Latin scripts and the symbols of a game text: the
+  PDF core fonts have no "ł". A symbol Mono lacks is written in Sans inside code
+  (``rules.booklet_pdf_html``); a character neither has is U+FFFD, the replacement
+  character, in every text the PDF writes (``normalize_text``), never an error.
 - **Contents with page numbers** and PDF bookmarks (fpdf2's outline), a title page,
   page numbers in the footer, errata as footnotes under their entry with their
   corrected text (the page shows the word diff, which fpdf2 does not draw right).
@@ -23,29 +26,39 @@ import logging
 import re
 from datetime import UTC, datetime
 from html.parser import HTMLParser
-from pathlib import Path
 
 from django.utils import formats
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
+from fpdf.fonts import FontFace
 
+from .booklet_pdf_html import for_fpdf
+from .pdf_fonts import MONO, SANS, add_fonts, printable
 from .rendering import absolute_links, for_ui_language
 
 # fontTools, which fpdf2 cuts the embedded fonts down with, logs every table it touches.
 logging.getLogger("fontTools").setLevel(logging.WARNING)
 
-FONTS = Path(__file__).resolve().parent / "fonts"
-FAMILY = "dejavu"
-STYLES = {"": "DejaVuSans", "B": "DejaVuSans-Bold", "I": "DejaVuSans-Oblique", "BI": "DejaVuSans-BoldOblique"}
+FAMILY = SANS
 HEADING_SIZES = {1: 22, 2: 15, 3: 13, 4: 11.5, 5: 11, 6: 10.5}
 BODY_SIZE = 10.5
 _SPACED = re.compile(r"<(p|li)([ >])")
 MUTED = (90, 90, 90)
+# write_html's options: code in the Mono family (fpdf2's own is Courier, Latin-1 only).
+HTML_OPTIONS = {
+    "li_prefix_color": (60, 60, 60),
+    "tag_styles": {"code": FontFace(family=MONO), "pre": FontFace(family=MONO)},
+}
 
 
 class _Booklet(FPDF):
+    def normalize_text(self, text: str) -> str:
+        """Every text the PDF writes, in the font it is written in: a character the font
+        lacks is replaced (``rules.pdf_fonts.printable``), never an error."""
+        return printable(text, self.font_family) if self.font_family in (SANS, MONO) else super().normalize_text(text)
+
     def footer(self):
         if self.page_no() == 1:  # the title page
             return
@@ -58,25 +71,32 @@ class _Booklet(FPDF):
 
 def _new_pdf() -> FPDF:
     pdf = _Booklet(format="A4")
-    for style, name in STYLES.items():
-        pdf.add_font(FAMILY, style, str(FONTS / f"{name}.ttf"))
+    add_fonts(pdf)
     return pdf
 
 
-def _lays_out(fragment: str, size: float) -> bool:
-    """Whether fpdf2 lays out this HTML. A failure inside ``write_html`` leaves the
-    document's graphics state half open, so HTML with a table (the one construct known
-    to fail, nested) is first tried on a page of its own, thrown away."""
-    if "<table" not in fragment:
+class _Trial:
+    """Whether fpdf2 lays out some HTML. A failure inside ``write_html`` leaves the
+    document's graphics state half open, so HTML with a table (the construct known to
+    fail) is first tried in a scratch document, thrown away; the same one for the
+    booklet's next table, a new one after a failure (loading the fonts costs ~0.1 s)."""
+
+    def __init__(self):
+        self.pdf: FPDF | None = None
+
+    def lays_out(self, fragment: str, size: float) -> bool:
+        if "<table" not in fragment:
+            return True
+        if self.pdf is None:
+            self.pdf = _new_pdf()
+            self.pdf.add_page()
+        self.pdf.set_font(FAMILY, size=size)
+        try:
+            self.pdf.write_html(fragment, **HTML_OPTIONS)
+        except Exception:  # whatever fpdf2 fails on is written as text
+            self.pdf = None
+            return False
         return True
-    trial = _new_pdf()
-    trial.add_page()
-    trial.set_font(FAMILY, size=size)
-    try:
-        trial.write_html(fragment)
-    except Exception:  # whatever fpdf2 fails on is written as text
-        return False
-    return True
 
 
 class _Text(HTMLParser):
@@ -120,6 +140,7 @@ def render_pdf(booklet, *, game_name: str, language: str, request) -> bytes:
     from django.utils import translation
 
     ui_language = translation.get_language()
+    trial = _Trial()
     pdf = _new_pdf()
     pdf.set_margins(18, 18, 18)
     pdf.set_auto_page_break(True, margin=20)
@@ -130,10 +151,10 @@ def render_pdf(booklet, *, game_name: str, language: str, request) -> bytes:
 
     def html(fragment: str, size: float = BODY_SIZE) -> None:
         pdf.set_font(FAMILY, size=size)
-        fragment = absolute_links(str(for_ui_language(fragment, language, ui_language)), request)
+        fragment = for_fpdf(absolute_links(str(for_ui_language(fragment, language, ui_language)), request))
         fragment = _SPACED.sub(r'<\1 line-height="1.3"\2', fragment)  # fpdf2's own is 1.0
-        if _lays_out(fragment, size):
-            pdf.write_html(fragment, li_prefix_color=(60, 60, 60))
+        if trial.lays_out(fragment, size):
+            pdf.write_html(fragment, **HTML_OPTIONS)
         else:  # a text fpdf2 cannot lay out (a table in a table) is written as plain text
             pdf.multi_cell(0, size * 0.5, _plain(fragment), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
         pdf.set_font(FAMILY, size=BODY_SIZE)

@@ -1,10 +1,14 @@
-"""The booklet as a PDF: made in Python (fpdf2), no browser, no network; its text is there."""
+"""The booklet as a PDF: made in Python (fpdf2), no browser, no network; its text is there,
+whatever characters the content holds."""
 
 import io
 import socket
+from pathlib import Path
 
+import icu
 import pytest
 from django.test import RequestFactory
+from fontTools.ttLib import TTFont
 from pypdf import PdfReader
 
 from rules import booklet as booklets
@@ -15,11 +19,20 @@ from tests.factories import make_entry, make_erratum, make_game, make_source
 pytestmark = pytest.mark.django_db
 
 SECTION = Entry.Kind.SECTION
+FONTS = Path(__file__).resolve().parents[1] / "rules" / "fonts"
 
 
 def pdf_text(data: bytes) -> tuple[PdfReader, list[str]]:
     reader = PdfReader(io.BytesIO(data))
     return reader, [" ".join(page.extract_text().split()) for page in reader.pages]
+
+
+def fonts_used(reader: PdfReader) -> set[str]:
+    return {
+        font.get_object()["/BaseFont"].split("+")[-1]
+        for page in reader.pages
+        for font in (page["/Resources"].get("/Font") or {}).values()
+    }
 
 
 @pytest.fixture
@@ -121,3 +134,49 @@ def test_nothing_to_print_is_404(client, game):
 def test_the_booklet_page_links_its_pdf(client, game):
     html = client.get("/pl/games/gra/print/rules/").content.decode()
     assert 'href="/pl/games/gra/print/rules.pdf" type="application/pdf">Pobierz jako PDF</a>' in html
+
+
+# -- every character of the content languages, in every style, code included
+
+
+def content_language_characters() -> set[str]:
+    """Every letter of the content languages (ICU's exemplars: the alphabet, the letters
+    of borrowed words, the index), upper and lower case, and typographic punctuation."""
+    kinds = icu.ULocaleDataExemplarSetType
+    characters = set("„“”‚‘’«»‹›–—…·•′″‰€§°±×÷¶†‡\u00a0\u2009\u202f\u2011\u2026")
+    for language in ["en", "de", "pl", "nl", "fr", "es", "it"]:
+        data = icu.LocaleData(language)
+        for kind in (kinds.ES_STANDARD, kinds.ES_AUXILIARY, kinds.ES_INDEX):
+            for item in data.getExemplarSet(0, kind):
+                characters.update(item, item.upper())
+    return characters
+
+
+@pytest.mark.parametrize("font", sorted(path.name for path in FONTS.glob("*.ttf")))
+def test_every_font_style_has_every_character_of_the_content_languages(font):
+    assert len(list(FONTS.glob("*.ttf"))) == 8  # DejaVu Sans and Sans Mono, four styles each
+    glyphs = TTFont(FONTS / font).getBestCmap()
+    missing = sorted(char for char in content_language_characters() if ord(char) not in glyphs)
+    assert not missing, f"{font} lacks {missing}"
+    assert 0xFFFD in glyphs  # the replacement character, for what no font has
+
+
+def test_code_in_polish_german_and_french_and_characters_no_font_has(client, game):
+    make_entry(
+        game=game, language="pl", title="Kod ★", kind=SECTION, order=5,
+        body=(
+            "Wpisz `łódź`, `Straße` i `élève`; symbole `★ ①` i ♠.\n\n"
+            "    zażółć gęślą jaźń\n    Größe — « déjà vu »\n\n"
+            "Kostka 🎲 i 漢字 w tekście, `🎲 w kodzie`, \u2066żaden\u2069 znak nie ginie."
+        ),
+    )  # fmt: skip
+    reader, pages = pdf_text(client.get("/pl/games/gra/print/rules.pdf").content)
+    body = " ".join(pages[2:])
+    for text in ["Wpisz łódź, Straße i élève; symbole ★ ① i ♠.", "zażółć gęślą jaźń", "Größe — « déjà vu »"]:
+        assert text in body
+    # what no font has is the replacement character, in its place; invisible marks (isolates) are dropped
+    assert "Kostka \ufffd i \ufffd\ufffd w tekście, \ufffd w kodzie, żaden znak nie ginie." in body
+    assert "Kod ★" in pages[1] and "🎲" not in body
+    fonts = fonts_used(reader)  # "DejaVuSansBook", "DejaVuSansMonoBook" ...
+    assert any(font.startswith("DejaVuSansMono") for font in fonts)  # the code's
+    assert all(font.startswith("DejaVuSans") for font in fonts), fonts  # no Courier
