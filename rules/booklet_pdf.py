@@ -15,6 +15,8 @@ Decisions:
   PDF core fonts have no "ł". A symbol Mono lacks is written in Sans inside code
   (``rules.booklet_pdf_html``); a character neither has is U+FFFD, the replacement
   character, in every text the PDF writes (``normalize_text``), never an error.
+- **Nothing comes from the request**: the site's address and the booklet's online path
+  are arguments, so the PDF is the same bytes whichever host or query string asked.
 - **Contents with page numbers** and PDF bookmarks (fpdf2's outline), a title page,
   page numbers in the footer, errata as footnotes under their entry with their
   corrected text (the page shows the word diff, which fpdf2 does not draw right).
@@ -36,7 +38,7 @@ from fpdf.fonts import FontFace
 
 from .booklet_pdf_html import for_fpdf
 from .pdf_fonts import MONO, SANS, add_fonts, printable
-from .rendering import absolute_links, for_ui_language
+from .rendering import absolute_links_at, for_ui_language
 
 # fontTools, which fpdf2 cuts the embedded fonts down with, logs every table it touches.
 logging.getLogger("fontTools").setLevel(logging.WARNING)
@@ -135,11 +137,15 @@ def _erratum_marks_as_numbers(html: str) -> str:
     return _ERRATUM_REF.sub(r"\1", html) if 'class="erratum-ref"' in html else html
 
 
-def render_pdf(booklet, *, game_name: str, language: str, request) -> bytes:
-    """The booklet as PDF bytes; the labels in the active UI language."""
+def render_pdf(booklet, *, game_name: str, language: str, site_url: str, online_path: str) -> bytes:
+    """The booklet as PDF bytes; the labels in the active UI language. ``site_url`` is
+    the site's address without a trailing slash ("https://rules.example.org"),
+    ``online_path`` the site-relative path of the HTML booklet; nothing else in the PDF
+    names an address."""
     from django.utils import translation
 
     ui_language = translation.get_language()
+    online = site_url + online_path
     trial = _Trial()
     pdf = _new_pdf()
     pdf.set_margins(18, 18, 18)
@@ -151,7 +157,7 @@ def render_pdf(booklet, *, game_name: str, language: str, request) -> bytes:
 
     def html(fragment: str, size: float = BODY_SIZE) -> None:
         pdf.set_font(FAMILY, size=size)
-        fragment = for_fpdf(absolute_links(str(for_ui_language(fragment, language, ui_language)), request))
+        fragment = for_fpdf(absolute_links_at(str(for_ui_language(fragment, language, ui_language)), site_url))
         fragment = _SPACED.sub(r'<\1 line-height="1.3"\2', fragment)  # fpdf2's own is 1.0
         if trial.lays_out(fragment, size):
             pdf.write_html(fragment, **HTML_OPTIONS)
@@ -197,8 +203,6 @@ def render_pdf(booklet, *, game_name: str, language: str, request) -> bytes:
             % {"counter": booklet.footnote_count}
         )
     pdf.multi_cell(0, 6, " · ".join(facts), align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-    query = request.META.get("QUERY_STRING", "")
-    online = request.build_absolute_uri(request.path.removesuffix(".pdf") + "/" + (f"?{query}" if query else ""))
     pdf.multi_cell(0, 6, f"{_('Read online:')} {online}", align="C", link=online, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     pdf.set_text_color(0, 0, 0)
 

@@ -12,6 +12,7 @@ from .languages import native_name
 from .models import CONTENT_PARAMETER
 from .page_context import game_context
 from .rulebook import contents as rulebook_contents
+from .templatetags.rulebook_tags import booklet_url
 
 SOURCE_PARAMETER = "source"  # ?source=12: one rulebook of a game (0: sections citing none)
 AT_PARAMETER = "at"  # ?at=<slug>: the reader's place in the contents
@@ -84,16 +85,20 @@ def booklet_pdf(request, game, part):
         raise Http404("Nothing to print")
     # Laying out a long glossary takes a second or two: kept until what it shows changes,
     # which a write to another game (a new content version for the page cache) does not.
+    site_url = request.build_absolute_uri("/")[:-1]
+    source = _source(request) if part == booklets.RULES else None
+    online_path = booklet_url(context["game"].slug, part, context["content_language"], source=source)
     digest = hashlib.blake2b(
-        repr((booklet, context["game_name"], request.LANGUAGE_CODE, request.build_absolute_uri("/"))).encode(),
+        repr((booklet, context["game_name"], request.LANGUAGE_CODE, site_url, online_path)).encode(),
         digest_size=16,
     ).hexdigest()
     key = f"booklet-pdf:{digest}"
     data = cache.get(key)
     if data is None:
         data = render_pdf(
-            booklet, game_name=context["game_name"], language=context["content_language"], request=request
-        )
+            booklet, game_name=context["game_name"], language=context["content_language"],
+            site_url=site_url, online_path=online_path,
+        )  # fmt: skip
         cache.set(key, data, PDF_CACHE_SECONDS)
     response = HttpResponse(data, content_type="application/pdf")
     filename = f"{context['game'].slug}-{part}-{context['content_language']}.pdf"

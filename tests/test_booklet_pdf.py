@@ -1,5 +1,5 @@
 """The booklet as a PDF: made in Python (fpdf2), no browser, no network; its text is there,
-whatever characters the content holds."""
+whatever characters the content holds; nothing in it comes from the request."""
 
 import io
 import socket
@@ -7,7 +7,6 @@ from pathlib import Path
 
 import icu
 import pytest
-from django.test import RequestFactory
 from fontTools.ttLib import TTFont
 from pypdf import PdfReader
 
@@ -19,12 +18,32 @@ from tests.factories import make_entry, make_erratum, make_game, make_source
 pytestmark = pytest.mark.django_db
 
 SECTION = Entry.Kind.SECTION
+SITE = "https://rules.example.org"
 FONTS = Path(__file__).resolve().parents[1] / "rules" / "fonts"
 
 
 def pdf_text(data: bytes) -> tuple[PdfReader, list[str]]:
     reader = PdfReader(io.BytesIO(data))
     return reader, [" ".join(page.extract_text().split()) for page in reader.pages]
+
+
+def rules_pdf(game, online_path: str = "/pl/games/gra/print/rules/") -> bytes:
+    booklet = booklets.build(game, "pl", booklets.RULES)
+    return render_pdf(booklet, game_name="Gra", language="pl", site_url=SITE, online_path=online_path)
+
+
+def links(reader: PdfReader) -> tuple[set[str], dict[str, int]]:
+    """The PDF's web links, and its links to named places with the page each is on."""
+    uris, places = set(), {}
+    for page in reader.pages:
+        for annotation in page.get("/Annots") or []:
+            annotation = annotation.get_object()
+            if "/A" in annotation and "/URI" in annotation["/A"]:
+                uris.add(annotation["/A"]["/URI"])
+            elif isinstance(annotation.get("/Dest"), str):  # a named destination
+                name = annotation["/Dest"]
+                places[name] = reader.get_destination_page_number(reader.named_destinations[name])
+    return uris, places
 
 
 def fonts_used(reader: PdfReader) -> set[str]:
@@ -90,7 +109,6 @@ def test_the_glossary_pdf(client, game):
 
 def test_made_without_the_network(game, monkeypatch):
     booklet = booklets.build(game, "pl", booklets.RULES)
-    request = RequestFactory().get("/pl/games/gra/print/rules.pdf")
 
     def no_network(*args, **kwargs):
         raise AssertionError("the PDF tried to reach the network")
@@ -98,8 +116,8 @@ def test_made_without_the_network(game, monkeypatch):
     monkeypatch.setattr(socket.socket, "connect", no_network)
     monkeypatch.setattr(socket, "create_connection", no_network)
     monkeypatch.setattr(socket, "getaddrinfo", no_network)
-    _reader, pages = pdf_text(render_pdf(booklet, game_name="Gra", language="pl", request=request))
-    assert "Połóż planszę na środku stołu." in " ".join(pages)
+    data = render_pdf(booklet, game_name="Gra", language="pl", site_url=SITE, online_path="/pl/games/gra/print/rules/")
+    assert "Połóż planszę na środku stołu." in " ".join(pdf_text(data)[1])
 
 
 def test_a_text_the_pdf_cannot_lay_out_is_written_as_text(client, game):
@@ -161,7 +179,7 @@ def test_every_font_style_has_every_character_of_the_content_languages(font):
     assert 0xFFFD in glyphs  # the replacement character, for what no font has
 
 
-def test_code_in_polish_german_and_french_and_characters_no_font_has(client, game):
+def test_code_in_polish_german_and_french_and_characters_no_font_has(game):
     make_entry(
         game=game, language="pl", title="Kod ★", kind=SECTION, order=5,
         body=(
@@ -170,7 +188,7 @@ def test_code_in_polish_german_and_french_and_characters_no_font_has(client, gam
             "Kostka 🎲 i 漢字 w tekście, `🎲 w kodzie`, \u2066żaden\u2069 znak nie ginie."
         ),
     )  # fmt: skip
-    reader, pages = pdf_text(client.get("/pl/games/gra/print/rules.pdf").content)
+    reader, pages = pdf_text(rules_pdf(game))
     body = " ".join(pages[2:])
     for text in ["Wpisz łódź, Straße i élève; symbole ★ ① i ♠.", "zażółć gęślą jaźń", "Größe — « déjà vu »"]:
         assert text in body
@@ -180,3 +198,22 @@ def test_code_in_polish_german_and_french_and_characters_no_font_has(client, gam
     fonts = fonts_used(reader)  # "DejaVuSansBook", "DejaVuSansMonoBook" ...
     assert any(font.startswith("DejaVuSansMono") for font in fonts)  # the code's
     assert all(font.startswith("DejaVuSans") for font in fonts), fonts  # no Courier
+
+
+# -- nothing from the request
+
+
+def test_read_online_is_the_site_and_the_booklets_path(game):
+    reader, pages = pdf_text(rules_pdf(game, online_path="/pl/games/gra/print/rules/?source=3"))
+    assert f"{SITE}/pl/games/gra/print/rules/?source=3" in pages[0]
+    assert f"{SITE}/pl/games/gra/print/rules/?source=3" in links(reader)[0]
+
+
+def test_the_request_s_query_string_is_not_in_the_pdf(client, game):
+    source = Source.objects.get(title="Instrukcja")
+    plain = client.get(f"/pl/games/gra/print/rules.pdf?source={source.pk}")
+    junk = client.get(f"/pl/games/gra/print/rules.pdf?source={source.pk}&utm_source=evil&content=pl&x=%3Cb%3E")
+    assert junk.content == plain.content
+    first_page = pdf_text(junk.content)[1][0]
+    assert f"http://testserver/pl/games/gra/print/rules/?source={source.pk}" in first_page
+    assert "evil" not in first_page and "utm" not in first_page
