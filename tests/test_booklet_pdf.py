@@ -1,5 +1,5 @@
 """The booklet as a PDF: made in Python (fpdf2), no browser, no network; its text is there,
-whatever characters the content holds; nothing in it comes from the request."""
+whatever characters and links the content holds; nothing in it comes from the request."""
 
 import io
 import socket
@@ -88,7 +88,7 @@ def test_the_pdf_holds_title_page_contents_entries_and_footnotes(client, game):
     for title in ["1. Przygotowanie", "2. Tura gracza", "2.1. Atak"]:
         assert title in pages[1]
     body = " ".join(pages[2:])
-    # in document order, Polish letters intact, the erratum applied (its mark a number)
+    # in document order, Polish letters intact, the erratum applied (its mark a number, no title)
     texts = ["Połóż planszę na środku stołu.", "Gracz wykonuje dwie akcje.", "2.1a Rzuć dwiema kośćmi.1"]
     order = [body.index(text) for text in texts]
     assert order == sorted(order)
@@ -96,6 +96,8 @@ def test_the_pdf_holds_title_page_contents_entries_and_footnotes(client, game):
     assert "Poprawka ataku" in body and "Rzuć dwiema kośćmi." in body
     outline = [item.title for item in reader.outline if not isinstance(item, list)]
     assert outline == ["1. Przygotowanie", "2. Tura gracza"]
+    # the corrected passage's mark links to its footnote
+    assert set(links(reader)[1]) == {"fn-1"} and "Poprawka ataku" in pages[links(reader)[1]["fn-1"]]
     assert reader.metadata.title == "Instrukcja · Gra planszowa"
 
 
@@ -198,6 +200,68 @@ def test_code_in_polish_german_and_french_and_characters_no_font_has(game):
     fonts = fonts_used(reader)  # "DejaVuSansBook", "DejaVuSansMonoBook" ...
     assert any(font.startswith("DejaVuSansMono") for font in fonts)  # the code's
     assert all(font.startswith("DejaVuSans") for font in fonts), fonts  # no Courier
+
+
+# -- every link the sanitiser lets through
+
+
+ALL_LINKS = """Bez adresu: <a>kotwica bez href</a>, <a title="a>b" class="x">z tytułem</a>,
+[ftp](ftp://example.org/plik), [telefon](tel:+48123456789), [pusty](), [krzyżyk](#).
+
+Zobacz [regułę 2.1](#2.1), [regułę 2.1a](#2.1a), [erratę](#fn-1), [brak](#9.9), [koniec](#entry-koniec-gry).
+
+[Strona gry](/pl/games/gra/), [względny](zasady/strona), [numer](1), [pytanie](?strona=2),
+[list](mailto:ktoś@example.org), [**pogrubiony** _odnośnik_](https://example.org/a?b=1&c=2),
+<https://example.org/auto>, [Łódź](https://pl.wikipedia.org/wiki/Łódź).
+
+- [w liście](https://example.org/lista) i [numer w liście](2)
+
+| Kość | Wynik |
+|---|---|
+| [w tabeli](https://example.org/tabela) | **6** trafienie |
+
+## [W nagłówku](https://example.org/naglowek)
+"""
+
+
+def test_every_link_shape_renders_and_goes_where_it_says(game):
+    make_entry(game=game, language="pl", title="Koniec gry", kind=SECTION, order=6, body="Po dziesięciu rundach.")
+    make_entry(game=game, language="pl", title="Odnośniki", kind=SECTION, order=7, body=ALL_LINKS)
+    reader, pages = pdf_text(rules_pdf(game))
+    body = " ".join(pages[2:])
+    for text in [
+        "Bez adresu: kotwica bez href, z tytułem, ftp, telefon, pusty, krzyżyk.",
+        "Zobacz regułę 2.1, regułę 2.1a, erratę, brak, koniec.",
+        "Strona gry, względny, numer, pytanie, list, pogrubiony odnośnik, https://example.org/auto, Łódź.",
+        "w liście i numer w liście", "w tabeli 6 trafienie", "W nagłówku",
+    ]:  # fmt: skip
+        assert text in body
+    uris, places = links(reader)
+    online = f"{SITE}/pl/games/gra/print/rules/"
+    assert uris == {
+        online,  # "Read online"
+        f"{SITE}/pl/games/gra/",  # site links and relative ones: absolute, as the HTML booklet resolves them
+        f"{online}zasady/strona", f"{online}1", f"{online}2", f"{online}?strona=2",
+        "mailto:kto%C5%9B@example.org",  # a PDF's URI is ASCII
+        "https://example.org/a?b=1&c=2", "https://example.org/auto", "https://pl.wikipedia.org/wiki/%C5%81%C3%B3d%C5%BA",
+        "https://example.org/lista", "https://example.org/naglowek",
+    }  # fmt: skip
+    # a fragment links to its place in the PDF when the booklet has it (#9.9: plain text)
+    assert set(places) == {"2.1", "2.1a", "fn-1", "entry-koniec-gry"}
+    assert "2.1. Atak" in pages[places["2.1"]] and "2.1a Rzuć dwiema kośćmi." in pages[places["2.1a"]]
+    assert "Poprawka ataku" in pages[places["fn-1"]] and "Koniec gry" in pages[places["entry-koniec-gry"]]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "<a>bez adresu</a>", "[ftp](ftp://example.org/x)", "[pusty]()", "[reguła](#1.1)", "[reguła](1)",
+        "[zero](0)", "[dużo](99999)", "`ł` [w `kodzie` ł](https://example.org)", "<ol start=\"-3\"><li>minus</li></ol>",
+    ],
+)  # fmt: skip
+def test_each_shape_alone_renders(client, game, body):
+    make_entry(game=game, language="pl", title="Jedna", kind=SECTION, order=7, body=body)
+    assert client.get("/pl/games/gra/print/rules.pdf").status_code == 200
 
 
 # -- nothing from the request
