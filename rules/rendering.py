@@ -14,7 +14,8 @@ Decisions:
 - **Links point at the target's own page** (``Entry.canonical_url``: the UI in the
   target's language). A page read in another UI language moves its links into that
   language (``for_ui_language``, a string replace); the API makes them absolute
-  (``absolute_links``). Neither parses HTML again.
+  (``absolute_links``, at the request's address; ``absolute_links_at`` a given one,
+  for the PDF booklets). Neither parses HTML again.
 - **A fingerprint says when to render again.** ``html_fingerprint`` hashes what the
   HTML was made from: the texts and, for each ``[[label]]``, where it pointed. After
   anything that can move a link (an entry saved, published, renamed or deleted, an
@@ -203,9 +204,16 @@ def for_ui_language(html: str, content_language: str, ui_language: str) -> SafeS
     return mark_safe(html.replace(f'class="xref" href="{old}', f'class="xref" href="{new}'))  # noqa: S308
 
 
-def absolute_links(html: str, request) -> str:
-    """Stored HTML with every site-relative link made absolute (for API clients)."""
+def absolute_links_at(html: str, base_url: str) -> str:
+    """Stored HTML with every site-relative link made absolute against ``base_url``, the
+    site's address without a trailing slash ("https://rules.example.org")."""
     if 'href="/' not in html:
         return html
-    base = request.build_absolute_uri("/")
-    return html.replace('href="/', f'href="{base}')
+    return html.replace('href="/', f'href="{base_url.rstrip("/")}/')
+
+
+def absolute_links(html: str, request) -> str:
+    """``absolute_links_at`` the address the request came to (for API clients)."""
+    if 'href="/' not in html:
+        return html
+    return absolute_links_at(html, request.build_absolute_uri("/"))
