@@ -12,6 +12,7 @@ class BuiltFileQuerySet(models.QuerySet):
         served as "being prepared" and made by a later request)."""
         file = self.filter(kind=kind, **identity).first()
         if file is not None:
+            file.game = identity["game"]  # the caller's instance: no query for its slug
             return file
         try:
             with brief_write():
