@@ -15,8 +15,9 @@ from django.core.management import call_command
 
 from faq.models import Question
 from rules.importing import ImportOptions, import_document
+from rules.importing.canonical import export_game, import_canonical
 from rules.importing.pipeline import SourceInfo
-from rules.models import Entry, Erratum, Game
+from rules.models import Entry, Erratum, Game, Source
 from tests.factories import make_entry
 
 GAME = "burgen"
@@ -346,3 +347,25 @@ def test_the_command_prints_the_clash_in_text_and_json(language, tmp_path):
     warnings = json.loads(json_out.getvalue())["warnings"]
     assert {"line": line, "message": f"“{title}” is imported separately as “{slug}-2”: {expected}"} in warnings
 
+
+@pytest.mark.django_db
+def test_the_json_export_restores_each_row_with_the_source_it_names():
+    """A backup names each row by its slug, with its own source: it is restored as it
+    says, whatever is stored under that slug now (rules.importing.canonical.writing),
+    and the report shows the source changing back."""
+    import_glossary("de")
+    import_rulebook("de")
+    game = Game.objects.get(slug=GAME)
+    backup = export_game(game)
+    angriff = Entry.objects.get(game=game, language="de", slug="angriff")
+    angriff.source = Source.objects.get(game=game, title="Regelheft")
+    angriff.body = "Von Hand umgeschrieben."
+    angriff.save()
+
+    report = import_canonical(backup, ImportOptions(game=GAME, language="de"))
+
+    angriff.refresh_from_db()
+    assert angriff.source.title == "Glossar" and "feindliche Einheit bekämpft" in angriff.body
+    [change] = [o for o in report.outcomes if o.action != "unchanged"]
+    assert (change.slug, change.changes["source"]) == ("angriff", ("Regelheft", "Glossar"))
+    assert report.created == [] and report.warnings == []
