@@ -3,14 +3,38 @@
 Items are matched to existing rows by slug within their game and language, so a
 re-import of the same document changes nothing and a revised edition updates what
 changed; rows the document no longer contains are left alone, unless ``options.prune``
-asks to delete the ones that came from the same source. What writing itself promises
-(one history version per created or changed row, bulk writes, parents before children,
-cross-references, search index, dry runs) is ``rows``, shared with the JSON import.
+asks to delete the ones that came from the same source.
+
+**An import takes only what is its own.** A slug is made from a title, and two
+documents of a game may well share a title (a glossary's "Attack" and a rulebook's "2.
+Attack"), so the row stored under an item's slug is taken only when it is of this
+import's source and, for an entry, of the item's kind (``Entry.Kind``: glossary entry,
+rule section, ruling). A row of another source or another kind is never changed by
+title: the item is kept apart under the next free "<slug>-2", "<slug>-3" … (one that
+is unused or this import's own), and a warning with the item's line names the taken
+slug, the row there with its kind and its source, and the new slug. A re-import finds
+its own "-2" rows again, so it changes nothing, and says the same about the clash
+each time (the two rows stay apart until a moderator joins or renames them).
+Errata and FAQ questions have no kind that matters here: their source alone decides.
+
+A row **without a source** (written by hand in the admin, e.g. a wanted entry a
+moderator started as a draft) of the item's kind is taken over, never silently: a
+warning names it and its slug; from then on it is this source's, so the next import
+says nothing. One of another kind is a clash like any other. An import without a
+source (``import_rules -`` without ``--source-title``) cannot tell its own rows from
+hand-written ones: it takes over rows without a source with that warning every time,
+and never a row that has a source. ``--prune`` deletes only rows of the import's own
+source, so it never touches what was kept apart from. These warnings are in the
+reader's language (the admin's preview is a moderator's; the command's is English).
+
+What writing itself promises (one history version per created or changed row, bulk
+writes, parents before children, cross-references, search index, dry runs) is ``rows``,
+shared with the JSON import.
 
 What is particular to a text document, and decided here:
 
 * **Slugs** are made from titles; a second item with the same title gets "-2" (a
-  warning says so).
+  warning says so), cut so that the suffix fits the slug column.
 * **Values too long for their column** are shortened at a word (PostgreSQL would refuse
   them); a shortened title or question is kept whole as the body's first paragraph.
 * **Parents are named by title**: an entry's parent is the nearest item *above* it with
@@ -29,6 +53,8 @@ from collections import defaultdict
 from operator import attrgetter
 
 from django.utils.text import Truncator
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from ..history import REASON_MAX_LENGTH
 from ..models import Entry, Game, Source
@@ -43,6 +69,15 @@ from .splitting import ParsedItem
 # Written silently when only they change (see the module docstring).
 QUIET_FIELDS = {"order"}
 BODY_FIELD = {"entry": "body", "erratum": "corrected_text", "question": "answer"}
+# A stored row as a warning names it (type, an entry's kind).
+EXISTING = {
+    ("entry", Entry.Kind.GLOSSARY): _("the glossary entry “%(title)s”"),
+    ("entry", Entry.Kind.SECTION): _("the rule section “%(title)s”"),
+    ("entry", Entry.Kind.RULING): _("the ruling “%(title)s”"),
+    ("entry", None): _("the entry “%(title)s”"),
+    ("erratum", None): _("the erratum “%(title)s”"),
+    ("question", None): _("the FAQ question “%(title)s”"),
+}
 
 
 def write_items(items: list[ParsedItem], options: ImportOptions, report: ImportReport) -> None:
@@ -81,21 +116,91 @@ class _Document:
         self.game, self.source, self.options, self.report = game, source, options, report
         self.kept: dict[str, set[str]] = defaultdict(set)  # type → slugs in the document
         self.stored: dict[str, dict] = {}  # type → slug → stored row
+        self._sources: dict[int, str] | None = None  # the game's sources' titles, by id
 
-    def _slug(self, item: ParsedItem) -> str:
+    def _match(self, item: ParsedItem) -> tuple[str, object | None]:
+        """The item's slug and the stored row it updates (None: a row of its own is
+        created): the first of ``<slug>``, ``<slug>-2``, ``<slug>-3`` … that this document
+        has not used and whose stored row, if any, the item may take (``_claim``)."""
         base = slugify_title(item.title)
-        slug, counter = base, 2
-        while slug in self.kept[item.type]:
-            slug, counter = f"{base}-{counter}", counter + 1
-        if slug != base:
+        slug, counter, clash = base, 2, None
+        while True:
+            if slug not in self.kept[item.type]:
+                obj = self.stored[item.type].get(slug)
+                claim = self._claim(item, obj)
+                if claim != "clash":
+                    break
+                if clash is None:
+                    clash = obj
+            slug, counter = _numbered(base, counter, MODELS[item.type]), counter + 1
+        if base in self.kept[item.type]:
             self.report.warnings.append(
                 Warning(
                     item.line,
                     f"a second item titled {item.title!r}: imported separately as {slug!r}",
                 )
             )
+        if clash is not None:
+            self.report.warnings.append(Warning(item.line, self._clash_message(item, clash, slug)))
+        if claim == "adopt":
+            self.report.warnings.append(Warning(item.line, self._adopt_message(item, obj)))
         self.kept[item.type].add(slug)
-        return slug
+        return slug, obj
+
+    def _claim(self, item: ParsedItem, obj) -> str:
+        """May the item take this stored row? "new" (there is none), "own" (this import's
+        source, and for an entry its kind), "adopt" (no source, same kind: taken with a
+        warning) or "clash" (another source or another kind: left alone)."""
+        if obj is None:
+            return "new"
+        if item.type == "entry" and obj.kind != item.entry_kind:
+            return "clash"
+        if obj.source_id is None:
+            # An import without a source cannot tell its own rows from hand-written ones.
+            return "adopt"
+        if self.source is not None and obj.source_id == self.source.pk:
+            return "own"
+        return "clash"
+
+    def _existing(self, type_: str, obj) -> str:
+        """A stored row as a warning names it: its kind and title."""
+        key = (type_, obj.kind) if type_ == "entry" else (type_, None)
+        title = obj.question if type_ == "question" else obj.title
+        return str(EXISTING.get(key, EXISTING[("entry", None)])) % {"title": title}
+
+    def _source_title(self, source_id: int) -> str:
+        if self._sources is None:  # loaded at the first clash only
+            self._sources = dict(Source.objects.filter(game=self.game).values_list("pk", "title"))
+        return self._sources.get(source_id, "")
+
+    def _clash_message(self, item: ParsedItem, obj, slug: str) -> str:
+        values = {
+            "title": item.title,
+            "slug": slug,
+            "taken": obj.slug,
+            "existing": self._existing(item.type, obj),
+        }
+        own = self.source.pk if self.source is not None else None
+        if obj.source_id is not None and obj.source_id != own:
+            values["source"] = self._source_title(obj.source_id)
+            return gettext(
+                "“%(title)s” is imported separately as “%(slug)s”: “%(taken)s” is %(existing)s "
+                "of another source, “%(source)s”."
+            ) % values
+        if obj.source_id is None:
+            origin = gettext("no source")
+        else:
+            origin = gettext("source “%(source)s”") % {"source": self._source_title(obj.source_id)}
+        return gettext(
+            "“%(title)s” is imported separately as “%(slug)s”: “%(taken)s” is %(existing)s "
+            "(%(origin)s), another kind of entry."
+        ) % {**values, "origin": origin}
+
+    def _adopt_message(self, item: ParsedItem, obj) -> str:
+        return gettext(
+            "“%(title)s” takes over %(existing)s (“%(slug)s”), which has no source: written "
+            "by hand, or imported without one."
+        ) % {"title": item.title, "existing": self._existing(item.type, obj), "slug": obj.slug}
 
     def _values(self, item: ParsedItem, order: int) -> dict:
         common = {"source": self.source, "page": self.options.page, "order": order}
@@ -130,14 +235,14 @@ class _Document:
             }
         rows: dict[str, list[Row]] = defaultdict(list)
         for order, item in enumerate(items):
-            slug = self._slug(item)
+            slug, obj = self._match(item)
             row = Row(
                 item.type,
                 item.title,
                 slug,
                 language,
                 self._values(item, order),
-                obj=self.stored[item.type].get(slug),
+                obj=obj,
                 defaults={"status": self.options.status},
                 item=item,
             )
@@ -248,6 +353,13 @@ class _Document:
                 .exclude(slug__in=self.kept[type_])
             )
             writer.delete(type_, stale, attrgetter("question" if type_ == "question" else "title"))
+
+
+def _numbered(base: str, counter: int, model) -> str:
+    """``<base>-<counter>``, the base cut so that it fits the slug column."""
+    suffix = f"-{counter}"
+    limit = model._meta.get_field("slug").max_length
+    return base[: limit - len(suffix)].rstrip("-") + suffix
 
 
 def import_reason(options: ImportOptions) -> str:

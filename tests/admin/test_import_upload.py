@@ -244,6 +244,53 @@ def test_prune_lists_the_items_the_document_no_longer_has(client_, game):
     assert Entry.objects.filter(game=game).count() == 3
 
 
+RULEBOOK = """\
+Regelheft
+
+1. Angriff
+Ein Angriff findet statt, wenn eine Einheit neben einer feindlichen Einheit steht.
+
+2. Bewegung
+Jede Einheit bewegt sich einmal pro Zug.
+"""
+
+
+def test_the_preview_shows_an_entry_of_another_source_kept_apart(client_, game):
+    import_glossary(client_, game)
+
+    preview = upload(client_, RULEBOOK, name="regelheft.txt", game=game.pk, kind="rulebook")
+
+    warnings = section(preview, "import-warnings")
+    assert "Warnings (2)" in warnings
+    assert (
+        "3 “Angriff” is imported separately as “angriff-2”: “angriff” is the glossary entry “Angriff” "
+        "of another source, “glossar”."
+    ) in warnings
+    assert "6 “Bewegung” is imported separately as “bewegung-2”" in warnings
+    assert "new: 2, changed: 0" in section(preview, "import-summary")
+
+    confirm(client_, preview)
+    angriff = Entry.objects.get(game=game, slug="angriff")
+    assert (angriff.source.title, angriff.kind) == ("glossar", "glossary")
+    assert "feindliche Einheit bekämpft" in angriff.body
+    assert Entry.objects.get(game=game, slug="angriff-2").source.title == "regelheft"
+
+
+def test_the_preview_names_the_clash_in_the_moderator_s_language(client_, game):
+    import_glossary(client_, game)
+
+    preview = client_.post(
+        IMPORT_URL,
+        {"game": game.pk, "language": "de", "kind": "rulebook", "source_title": "Regelheft", "text": RULEBOOK},
+        HTTP_ACCEPT_LANGUAGE="de",
+    )
+
+    assert (
+        "„Angriff“ wird gesondert als „angriff-2“ importiert: „angriff“ ist der Glossareintrag „Angriff“ "
+        "einer anderen Quelle, „glossar“."
+    ) in section(preview, "import-warnings")
+
+
 # --- Errors are form errors, never a 500 ----------------------------------------------
 
 

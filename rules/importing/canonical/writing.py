@@ -11,6 +11,17 @@
   reason ``"import: canonical JSON"`` (and ``options.user``, if given). A field left out
   of an item keeps its current value (or the model's default for a new row); the
   exporter always writes every field.
+* **A row is restored as the file says, whatever is stored under its slug now**, its
+  source and kind included: unlike a text document's (``rules.importing.writing``),
+  which never takes another source's or kind's entry by title, an export's item *is*
+  a row. Its slug is that row's identity, not something made from a title that two
+  documents may share; it names its own source, kind and parent; the file's other
+  items point at it by that slug (``parent``, ``affects``, ``related_entries``); and
+  restoring means the game equals the file afterwards (export → import → export gives
+  the same bytes). So an item is never moved to another slug, and nothing is reported
+  as a clash: a row whose source, kind or text the file changes is an update, each
+  field listed with its before and after, which the dry run (the admin's preview)
+  shows before anything is written.
 * The game is created from the file if missing, and its details are updated.
 * ``options.language`` imports one language of a file (the others are skipped, with a
   warning); ``options.prune`` deletes the game's rows in the imported language(s) that
