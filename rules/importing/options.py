@@ -5,6 +5,7 @@ these in; both importers read them. Like ``report``, this module imports nothing
 importer.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -49,3 +50,5 @@ class ImportOptions:
     # Delete this source's items (same game and language) that the document no longer has.
     prune: bool = False
     user: object | None = None  # recorded as the author of the history versions
+    # Told of each stage and batch (stage, done, total): the admin's progress page.
+    progress: Callable[[str, int, int], None] | None = None

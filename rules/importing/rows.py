@@ -5,9 +5,21 @@ import (``canonical.writing``) turns an export's items into them; both hand them
 ``RowWriter`` (``row_writer()``), and only it writes entries, errata and FAQ questions.
 What both importers promise, kept here once:
 
-* **One transaction per import**, resolution of cross-references deferred to its end
-  and run once per game and language; a dry run does everything and rolls it back, so
-  its report is exact.
+* **Transactions.** An import of up to ``COMMIT_EVERY`` rows is one transaction:
+  everything or nothing. A larger one (a 20,000-entry glossary) commits every
+  ``COMMIT_EVERY`` rows with their cross-references and search rows, parents before
+  children across batches, so a moderator's save or another import waits for one batch
+  (about half a second), never for the whole document; readers never wait (WAL,
+  MVCC). Everything that can refuse a document (reading, parsing, validation) runs
+  before the first batch; should the database fail between two batches, the batches
+  before stay, the report says so, and the same import run again completes it (an
+  import is idempotent). Resolution of cross-references is deferred to the end and run
+  once per game and language. ``progress(stage, done, total)`` hears of each batch.
+* **A dry run writes nothing.** It plans every row exactly as it would write it (the
+  same matching, the same change lists, new rows as unsaved instances for what the
+  import reads next) and reports that; so a preview of a large document never holds
+  the database's write lock (SQLite) or the content version's (PostgreSQL) while
+  moderators work.
 * **Unchanged rows are not written.** A created or changed row gets exactly one history
   version, with the import's change reason and user, and that version holds the row's
   relations (an erratum's ``affects``, a question's ``related_entries``) as they ended.
@@ -69,6 +81,8 @@ from ..search.index import index_objects
 from .report import ImportReport, Outcome
 
 BATCH = 500
+# Rows per transaction of a large import (row_writer): about half a second of writing.
+COMMIT_EVERY = 1000
 MODELS = {"entry": Entry, "erratum": Erratum, "question": Question}
 TYPES = {model: type_ for type_, model in MODELS.items()}
 # The order rows are pruned in: what points at entries first, then entries.
@@ -171,23 +185,56 @@ def row_writer(
     user=None,
     quiet: Iterable[str] = (),
     dry_run: bool = False,
+    size: int = 0,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Iterator["RowWriter"]:
-    """One import's transaction and its writer: everything or nothing is written, the
-    derived data is brought up to date at the end, and a dry run is rolled back."""
-    with transaction.atomic():
-        with deferred_resolution():
-            writer = RowWriter(report, reason=reason, user=user, quiet=quiet)
+    """One import's writer, and its transactions (module docstring, "Transactions"):
+
+    - a **dry run** writes nothing at all: the writer plans every row as it would write
+      it and reports that, so a preview never holds the database;
+    - an import of up to ``COMMIT_EVERY`` rows (``size``, the items it brings) is **one
+      transaction**: everything or nothing is written;
+    - a larger one commits every ``COMMIT_EVERY`` rows, with their cross-references and
+      search rows, so other writers (a moderator saving, another import) wait a batch,
+      not the whole import; ``progress(stage, done, total)`` hears of each batch.
+
+    The derived data (resolution, relations) is brought up to date at the end."""
+    writer = RowWriter(
+        report, reason=reason, user=user, quiet=quiet, plan_only=dry_run,
+        batched=not dry_run and size > COMMIT_EVERY, total=size, progress=progress,
+    )  # fmt: skip
+    if dry_run:
+        yield writer
+        return
+    if not writer.batched:
+        with transaction.atomic(), deferred_resolution():
             yield writer
             writer.finish()
-        if dry_run:
-            # Everything above ran for real, so the report is exact; now undo it.
-            transaction.set_rollback(True)
+        return
+    with deferred_resolution():
+        yield writer
+        writer.finish()
+        if progress is not None:
+            progress("linking", writer.done, writer.total)
 
 
 class RowWriter:
-    def __init__(self, report: ImportReport, *, reason: str, user=None, quiet: Iterable[str] = ()):
+    def __init__(
+        self,
+        report: ImportReport,
+        *,
+        reason: str,
+        user=None,
+        quiet: Iterable[str] = (),
+        plan_only: bool = False,
+        batched: bool = False,
+        total: int = 0,
+        progress: Callable[[str, int, int], None] | None = None,
+    ):
         self.report, self.reason, self.user = report, reason, user
         self.quiet = frozenset(quiet)
+        self.plan_only, self.batched = plan_only, batched
+        self.total, self.done, self.progress = total, 0, progress
         self.written: dict[str, list] = defaultdict(list)  # type → rows created or changed
         self.references: list[Entry] = []  # entries whose labels or links changed
         self.languages: set[tuple[int, str]] = set()  # (game id, language) written to
@@ -220,8 +267,9 @@ class RowWriter:
             for name in changes:
                 setattr(obj, name, values[name])
             outcome = Outcome(type_, title, "updated", slug, changes)
-        stamp(obj, self.reason, self.user)
-        obj.save()
+        if not self.plan_only:
+            stamp(obj, self.reason, self.user)
+            obj.save()
         if report:
             self.report.outcomes.append(outcome)
         return obj
@@ -229,7 +277,50 @@ class RowWriter:
     # -- entries, errata, questions in bulk -----------------------------------------------
 
     def write(self, game, type_: str, rows: list[Row]) -> None:
-        """Create, update or leave alone each row; one outcome per row, in their order."""
+        """Create, update or leave alone each row; one outcome per row, in their order.
+        A dry run plans them; a large import writes them a batch per transaction."""
+        if self.plan_only:
+            self._plan(game, type_, rows)
+        elif not self.batched:
+            self._write(game, type_, rows)
+        else:
+            # Parents first across batches: a new row's new parent is written before it.
+            ordered = parents_first(rows, lambda row: row.parent)
+            for start in range(0, len(ordered), COMMIT_EVERY):
+                with transaction.atomic():
+                    self._write(game, type_, ordered[start : start + COMMIT_EVERY])
+                    self._derive_written()
+                self.done += len(ordered[start : start + COMMIT_EVERY])
+                if self.progress is not None:
+                    self.progress("writing", self.done, self.total)
+        self.report.outcomes.extend(row.outcome for row in rows)  # in the document's order
+
+    def _plan(self, game, type_: str, rows: list[Row]) -> None:
+        """What ``_write`` would do, without writing: the same outcomes and the same
+        in-memory rows (a new row is an unsaved instance) for what the import reads next."""
+        model = MODELS[type_]
+        current = self._current_relations(model, [row for row in rows if row.obj is not None and row.relations])
+        for row in parents_first(rows, lambda row: row.parent):
+            if row.obj is None:
+                row.obj = model(game=game, language=row.language, slug=row.slug, **row.defaults, **row.wanted())
+                row.outcome = Outcome(type_, row.title, "created", row.slug)
+                continue
+            obj, values = row.obj, row.wanted()
+            changes = changes_of(obj, values)
+            for name, targets in (row.relations or {}).items():
+                before = current.get((name, obj.pk), {})
+                if set(before) != {entry.pk for entry in targets}:
+                    changes[name] = (as_text(sorted(before.values())), as_text(sorted(e.slug for e in targets)))
+            for name in changes:
+                if name in values:
+                    setattr(obj, name, values[name])
+            content = {name: change for name, change in changes.items() if name not in self.quiet}
+            if content:
+                row.outcome = Outcome(type_, row.title, "updated", row.slug, content)
+            else:
+                row.outcome = Outcome(type_, row.title, "unchanged", row.slug)
+
+    def _write(self, game, type_: str, rows: list[Row]) -> None:
         model = MODELS[type_]
         new = [row for row in rows if row.obj is None]
         stored = [row for row in rows if row.obj is not None]
@@ -278,7 +369,6 @@ class RowWriter:
             model._default_manager.bulk_update(quiet, sorted(self.quiet), batch_size=BATCH)
         self._relink(model, relinked)
         self._snapshot_relations(model, [row.obj for row in new] + [obj for obj, _ in updates])
-        self.report.outcomes.extend(row.outcome for row in rows)
 
     def _targets_for(self, game_id: int, language: str) -> dict:
         """Where ``[[links]]`` point before the import (``rules.references.link_targets``)."""
@@ -448,18 +538,31 @@ class RowWriter:
     # -- pruning --------------------------------------------------------------------------
 
     def delete(self, type_: str, objs: Iterable, title: Callable[[object], str]) -> None:
-        """Delete these rows one by one, each with a "deleted" version by this import."""
-        for obj in objs:
-            stamp(obj, self.reason, self.user)
-            outcome = Outcome(type_, title(obj), "deleted", getattr(obj, "slug", ""))
-            obj.delete()  # signals: the search index and the resolution follow
-            self.report.outcomes.append(outcome)
+        """Delete these rows one by one, each with a "deleted" version by this import
+        (a large import commits every ``COMMIT_EVERY`` of them)."""
+        objs = list(objs)
+        for start in range(0, len(objs), COMMIT_EVERY if self.batched else max(len(objs), 1)):
+            with transaction.atomic():
+                for obj in objs[start : start + COMMIT_EVERY] if self.batched else objs:
+                    outcome = Outcome(type_, title(obj), "deleted", getattr(obj, "slug", ""))
+                    if not self.plan_only:
+                        stamp(obj, self.reason, self.user)
+                        obj.delete()  # signals: the search index and the resolution follow
+                    self.report.outcomes.append(outcome)
 
     # -- at the end -----------------------------------------------------------------------
 
     def finish(self) -> None:
         """Derived data for what was written: cross-reference rows, the search index, and a
         resolution of every game and language written to (at the end of the import)."""
+        if self.plan_only:
+            return
+        self._derive_written()
+        for game_id, language in sorted(self.languages):
+            request_resolution(game_id, language)
+
+    def _derive_written(self) -> None:
+        """Cross-reference rows and search rows of what was written since the last call."""
         by_language: dict[tuple[int, str], list[Entry]] = defaultdict(list)
         for entry in self.references:
             by_language[(entry.game_id, entry.language)].append(entry)
@@ -468,8 +571,8 @@ class RowWriter:
             rebuild_cross_references(entries, resolution_keys(game_id, language))
         for type_, objs in self.written.items():
             index_objects(type_, objs)
-        for game_id, language in sorted(self.languages):
-            request_resolution(game_id, language)
+        self.references.clear()
+        self.written.clear()
 
 
 def _levels(rows: list[Row]) -> list[list[Row]]:

@@ -87,6 +87,8 @@ def write_items(items: list[ParsedItem], options: ImportOptions, report: ImportR
         user=options.user,
         quiet=QUIET_FIELDS,
         dry_run=options.dry_run,
+        size=len(items),
+        progress=options.progress,
     ) as writer:
         game = _game(writer, options)
         source = _source(writer, game, options)
@@ -103,8 +105,8 @@ def write_items(items: list[ParsedItem], options: ImportOptions, report: ImportR
         writer.write(game, "question", rows["question"])
         if options.prune and source is not None:
             document.prune(writer)
-        # Once for the whole game and language, when the import ends.
-        request_resolution(game.pk, options.language)
+        if not options.dry_run:  # once for the whole game and language, when the import ends
+            request_resolution(game.pk, options.language)
 
 
 class _Document:
@@ -230,9 +232,8 @@ class _Document:
         """Rows by type, in document order, matched to the stored rows by slug."""
         language = self.options.language
         for type_, model in MODELS.items():
-            self.stored[type_] = {
-                obj.slug: obj for obj in model.objects.filter(game=self.game, language=language)
-            }
+            stored = model.objects.filter(game=self.game, language=language) if self.game.pk else []
+            self.stored[type_] = {obj.slug: obj for obj in stored}
         rows: dict[str, list[Row]] = defaultdict(list)
         for order, item in enumerate(items):
             slug, obj = self._match(item)
@@ -339,11 +340,13 @@ class _Document:
                         Warning(item.line, f"{item.title!r}: no entry {label!r} {verb}")
                     )
                 else:
-                    wanted[entry.pk] = entry
+                    wanted[entry.pk or id(entry)] = entry  # a dry run's new entry has no id
             row.relations = {relation: list(wanted.values())}
 
     def prune(self, writer: RowWriter) -> None:
         """Delete this source's rows (same game and language) that the document lacks."""
+        if self.source.pk is None:  # a dry run of a new source: it has no rows yet
+            return
         for type_ in DELETE_ORDER:
             if type_ not in MODELS:
                 continue
@@ -396,7 +399,9 @@ def _source(writer: RowWriter, game: Game, options: ImportOptions) -> Source | N
         "url": info.url,
         "attribution": info.attribution,
     }
-    source = Source.objects.filter(game=game, language=options.language, title=info.title).first()
+    source = (
+        Source.objects.filter(game=game, language=options.language, title=info.title).first() if game.pk else None
+    )
     if source is not None and not info.update_existing:
         return source
     identity = {"game": game, "language": options.language, "title": info.title}

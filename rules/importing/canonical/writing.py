@@ -6,7 +6,8 @@
   parent chain loops. An error names the item and its line: ``line 212:
   entries[12] (slug "draw-step"): parent: no entry slug "setup"; …``.
 * Rows are matched by (game, language, slug), sources by (game, language, title), and
-  written in one transaction. Unchanged rows are not written at all (no history
+  written in one transaction (a file of more than ``rows.COMMIT_EVERY`` items, in one
+  per batch: ``rules.importing.rows``). Unchanged rows are not written at all (no history
   version); a created or changed row gets exactly one history version, with the change
   reason ``"import: canonical JSON"`` (and ``options.user``, if given). A field left out
   of an item keeps its current value (or the model's default for a new row); the
@@ -25,8 +26,8 @@
 * The game is created from the file if missing, and its details are updated.
 * ``options.language`` imports one language of a file (the others are skipped, with a
   warning); ``options.prune`` deletes the game's rows in the imported language(s) that
-  the file does not have; ``options.dry_run`` does everything and rolls it back, so its
-  report is exact.
+  the file does not have; ``options.dry_run`` writes nothing and reports what would be
+  written.
 * The report has one ``Outcome`` per row: types ``game``, ``source``, ``entry``,
   ``erratum`` and ``question``; an update lists each changed field as (before, after).
 * Cross-references are rebuilt from ``see_also`` and the bodies and resolved once per
@@ -64,7 +65,12 @@ def import_canonical(text: str, options: ImportOptions) -> ImportReport:
     try:
         plan = validate(payload, options)
         with row_writer(
-            report, reason=CHANGE_REASON, user=options.user, dry_run=options.dry_run
+            report,
+            reason=CHANGE_REASON,
+            user=options.user,
+            dry_run=options.dry_run,
+            size=sum(len(items) for items in plan.items.values()),
+            progress=options.progress,
         ) as writer:
             existing = Existing.load(Game.objects.filter(slug=plan.game["slug"]).first())
             check_references(plan, existing, options.prune)  # still before any write
