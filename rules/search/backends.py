@@ -1,6 +1,8 @@
 """Each database's full-text match over the index terms: FTS5 on SQLite, tsvector on
 PostgreSQL. Both take the same input (groups of alternative terms, all ``[a-z0-9]+``)
 and return the same output (document ids with a relevance, best first, and a count).
+Equal relevance is ordered by id, so the same search gives the same rows in the same
+order every time (each page of results runs it again).
 
 A group is one query word: its terms in the languages searched ("karten" → kart,
 karten). ``mode="all"`` needs every group to match, ``"any"`` one of them. Terms of three
@@ -38,7 +40,7 @@ def match(
     *,
     mode: str = "all",
     title_only: bool = False,
-    limit: int = 300,
+    limit: int,
     prefix_from: int = 3,
     ranked: bool = True,
 ) -> tuple[list[tuple[int, float]], int]:
@@ -72,7 +74,7 @@ def _sqlite(groups, scope, mode, title_only, limit, prefix_from, ranked):
             return [(row[0], 0.0) for row in cursor.fetchall()], 0
         # bm25: lower is better; titles weigh five times bodies.
         cursor.execute(
-            f"SELECT d.id, -bm25({FTS}, 5.0, 1.0) AS rank {base} ORDER BY rank DESC LIMIT %s",  # noqa: S608
+            f"SELECT d.id, -bm25({FTS}, 5.0, 1.0) AS rank {base} ORDER BY rank DESC, d.id LIMIT %s",  # noqa: S608
             [expression, *params, limit],
         )
         rows = cursor.fetchall()
@@ -100,7 +102,7 @@ def _postgresql(groups, scope, mode, title_only, limit, prefix_from, ranked):
             return [(row[0], 0.0) for row in cursor.fetchall()], 0
         cursor.execute(
             f"SELECT d.id, ts_rank_cd(d.search_vector, to_tsquery('simple', %s)) AS rank {base} "  # noqa: S608
-            "ORDER BY rank DESC LIMIT %s",
+            "ORDER BY rank DESC, d.id LIMIT %s",
             [joined, joined, *params, limit],
         )
         rows = cursor.fetchall()

@@ -34,6 +34,8 @@ from .normalize import fold, name_key, query_words, term
 MAX_QUERY_LENGTH = 200
 TYPES = ("entry", "erratum", "question")
 SNIPPET_WIDTH = 240  # characters
+# The most candidates one search asks the database for and ranks.
+MAX_RESULTS = 300
 
 
 class QueryTooLong(ValueError):
@@ -90,13 +92,13 @@ def search(
     if scope is None or not typed:
         return results
     groups = _groups(typed, language)
-    found, total = backends.match(groups, scope, mode="all")
+    found, total = backends.match(groups, scope, mode="all", limit=MAX_RESULTS)
     if not found:
         # A word typed without its diacritics may stem differently ("stanowic" vs
         # "stanowić" → "stanow"): its shortened form, as a prefix, meets the stem.
         loose = [list(dict.fromkeys([*group, *_shortened(word)])) for word, group in zip(typed, groups, strict=True)]
         if loose != groups:
-            found, total = backends.match(loose, scope, mode="all")
+            found, total = backends.match(loose, scope, mode="all", limit=MAX_RESULTS)
     if not found:
         corrected = [
             fuzzy.correct(word, language) if not _known(group, scope) else None
@@ -110,9 +112,9 @@ def search(
             ]
             results.suggestion = " ".join(fixed_words)
             typed, groups = fixed_words, _groups(fixed_words, language)
-            found, total = backends.match(groups, scope, mode="all")
+            found, total = backends.match(groups, scope, mode="all", limit=MAX_RESULTS)
     if not found and len(groups) > 1:
-        found, total = backends.match(groups, scope, mode="any")
+        found, total = backends.match(groups, scope, mode="any", limit=MAX_RESULTS)
     if not found:
         return results
     results.total = total
