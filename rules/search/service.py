@@ -17,8 +17,10 @@ How a query runs:
    candidates by its relevance (and one more, to know whether more matched; ties by
    id, so every page sees the same rows), they are ranked, and they are all a reader or
    a client can page through. ``total`` counts them and ``truncated`` says that more
-   matched; matches past them are not counted. A page's hits are built when a
-   paginator slices ``pageable()``, so the last page costs what the first does.
+   matched (the page: "More than 300 results; showing the best 300. Narrow your search
+   …"; the API: ``truncated``); matches past them are not counted. A page's hits are
+   built when a paginator slices ``pageable()``, so the last page costs what the first
+   does.
 
    Decided against ranking every match so that paging would reach them all: every page
    would have to rank every match for the order to hold from page to page, and
