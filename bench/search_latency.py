@@ -21,6 +21,10 @@ targets: search p95 under 50 ms, suggest p95 under 20 ms. Also the first misspel
 in a fresh process, per language (``bench/first_typo.py``'s child process: Django set up
 and the URLconf loaded, then one timed ``search()``): target under 200 ms.
 
+Last, broad queries (``deep_paging``): what a search costs that pages through only the
+best ``MAX_RESULTS`` (what the site does) against one that ranks every match so that
+paging reaches them all (the alternative weighed in ``rules/search/service.py``).
+
 Production settings (DEBUG off), so Django does not record every query's SQL.
 """
 
@@ -340,6 +344,96 @@ def first_misspelt(content: Content, rng: random.Random) -> None:
     print(f"  slowest {worst:.1f} ms: " + ("met" if worst < FIRST_TYPO_TARGET_MS else "MISSED"))
 
 
+BROAD_PER_LANGUAGE = 3
+DEEP_RUNS = 3  # each figure is the median of this many runs
+DEEP_PAGE = 20  # results a page, as on the search page
+
+
+def broad_queries(content: Content) -> list[tuple[str, str | None]]:
+    """(query, language or None) matching thousands of items: the three-letter word
+    beginnings most common in each language's bodies (a word of three letters or more
+    matches as a prefix, so "con" finds "control", "contre" …), searched in that
+    language and in every language. Generated bodies draw words evenly from 15,000, so
+    no single word is common enough; in real rules "card" or "Karte" is."""
+    from collections import Counter
+
+    from rules.search.normalize import ANY_STOPWORD
+
+    out = []
+    for language in LANGUAGES:
+        starts = Counter(
+            word[:3]
+            for _type, _game, _title, body in content.items[language]
+            for word in plain_words(body)
+            if word[:3].isalpha() and word[:3] not in ANY_STOPWORD
+        )
+        for start, _count in starts.most_common(BROAD_PER_LANGUAGE):
+            out += [(start, language), (start, None)]
+    return out
+
+
+def deep_paging(content: Content) -> None:
+    """Broad queries through ``search()`` and a page of its ``pageable()``, each figure
+    the median of DEEP_RUNS runs: (b) as served, the best ``MAX_RESULTS`` ranked, the
+    first page and the last; (a) every match ranked, the cap lifted: what any page costs
+    when paging reaches every match (each page must rank them all, or the order changes
+    from page to page), and of that the database's share (ordering every match by its
+    relevance: about what paging past the cap in the database's order alone would cost,
+    without the site's ranking)."""
+    from rules.search import backends, service
+
+    capped, real_match, in_database = service.MAX_RESULTS, backends.match, []
+
+    def match(*args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return real_match(*args, **kwargs)
+        finally:
+            in_database.append(time.perf_counter() - started)
+
+    def run(query: str, language: str | None, page: int, cap: int) -> tuple[float, float, object]:
+        """(ms, of which in the database ms, results), medians of DEEP_RUNS runs; page 0
+        is the last."""
+        service.MAX_RESULTS, backends.match = cap, match
+        try:
+            runs = []
+            for _ in range(DEEP_RUNS):
+                in_database.clear()
+                started = time.perf_counter()
+                results = service.search(query, language=language, limit=0)
+                start = (page - 1) * DEEP_PAGE if page else (results.total - 1) // DEEP_PAGE * DEEP_PAGE
+                assert results.pageable()[start : start + DEEP_PAGE]
+                runs.append(((time.perf_counter() - started) * 1000, sum(in_database) * 1000))
+        finally:
+            service.MAX_RESULTS, backends.match = capped, real_match
+        return statistics.median(ms for ms, _ in runs), statistics.median(db for _, db in runs), results
+
+    print(
+        f"\nbroad queries: (b) the best {capped} ranked, as served, against (a) every match ranked "
+        f"(ms, median of {DEEP_RUNS}; pages of {DEEP_PAGE}):"
+    )
+    print(
+        f"  {'query':<7}{'language':<10}{'matches':>8}{'(b) page 1':>12}{'of which db':>13}{'(b) last':>10}"
+        f"{'(a) any page':>14}{'of which db':>13}"
+    )
+    widths = {"(b) page 1": 12, "(b) db": 13, "(b) last": 10, "(a)": 14, "(a) db": 13}
+    columns: dict[str, list[float]] = defaultdict(list)
+    for query, language in broad_queries(content):
+        every_ms, every_db_ms, every = run(query, language, 1, 10**9)
+        first_ms, first_db_ms, _results = run(query, language, 1, capped)
+        last_ms, _db, _results = run(query, language, 0, capped)
+        row = dict(zip(widths, (first_ms, first_db_ms, last_ms, every_ms, every_db_ms), strict=True))
+        for name, value in row.items():
+            columns[name].append(value)
+        matches = every.total  # every match, the cap lifted
+        print(
+            f"  {query:<7}{language or 'any':<10}{matches:>8,}"
+            + "".join(f"{value:>{widths[name]}.1f}" for name, value in row.items())
+        )
+    for label, summary in (("median", statistics.median), ("max", max)):
+        print(f"  {label:<25}" + "".join(f"{summary(columns[name]):>{width}.1f}" for name, width in widths.items()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("entries", nargs="?", type=int, default=50_000)
@@ -447,6 +541,7 @@ def main() -> None:
     for endpoint in urls:
         for ms, kind, params in sorted(slowest[endpoint], key=lambda row: -row[0])[:5]:
             print(f"  {endpoint:<8}{ms:9.1f} ms  {kind:<27} {params}")
+    deep_paging(content)
     if errors:
         print(f"\n{len(errors)} requests failed (not in the figures); the first:")
         print("\n".join(f"  {line}" for line in errors[:5]))

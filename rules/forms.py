@@ -8,10 +8,6 @@ from .languages import CONTENT_LANGUAGES
 from .models import Game
 from .search import MAX_QUERY_LENGTH
 
-# The most pages of results we page through (20 a page): enough for any real reader, and a
-# bound on how much a crafted ?page= can make the engine rank.
-MAX_PAGE = 50
-
 TYPE_CHOICES = [
     ("", _("All types")),
     ("entry", _("Rules")),
@@ -25,7 +21,8 @@ class SearchForm(forms.Form):
 
     A query over ``MAX_QUERY_LENGTH`` characters is a form error shown on the page; NUL
     bytes become spaces; the filters offer only published games, content languages and
-    the search service's types. ``page`` never fails: anything odd is page 1.
+    the search service's types. ``page`` never fails: anything odd is page 1 (one past
+    the last is the view's paginator's to answer).
     """
 
     q = forms.CharField(
@@ -63,4 +60,4 @@ class SearchForm(forms.Form):
             page = int(self.cleaned_data["page"] or 1)
         except ValueError:
             return 1
-        return min(max(page, 1), MAX_PAGE)
+        return max(page, 1)

@@ -1,5 +1,6 @@
 """Public pages. Thin: look up through published() querysets, build a context, render."""
 
+from django.core.paginator import Paginator
 from django.db.models import Count, Prefetch, Q
 from django.http import Http404, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
@@ -7,7 +8,6 @@ from django.utils import translation
 
 from . import parallel
 from .collation import sort_by_title
-from .forms import MAX_PAGE as MAX_SEARCH_PAGE
 from .forms import SearchForm
 from .http import public_page
 from .models import CONTENT_PARAMETER, Entry, EntryRedirect, Erratum, Game, Source, entry_url_template
@@ -128,27 +128,28 @@ SEARCH_PAGE_SIZE = 20
 
 @public_page(*SearchForm.base_fields)
 def search(request):
-    """Search results: the form validates, the search service searches, the template renders."""
+    """Search results: the form validates, the search service searches, the template
+    renders. Pages reach every result counted (``rules.search.service``); a page past
+    the last is the last, as Django's ``Paginator.get_page`` has it."""
     form = SearchForm(request.GET or None)
     context = {"form": form, "query": ""}
     if form.is_bound and form.is_valid() and form.cleaned_data["q"]:
         data = form.cleaned_data
-        page = data["page"]
         try:
             results = search_service(
                 data["q"],
                 game=data["game"] or None,
                 language=data["language"] or None,
                 type=data["type"] or None,
-                limit=page * SEARCH_PAGE_SIZE + 1,  # one more: is there a next page?
+                limit=0,  # the page's hits are built when the paginator slices them
             )
         except QueryTooLong:  # the form checks the same limit; this only guards a drift
             limits = {"limit_value": form.fields["q"].max_length, "show_value": len(data["q"])}
             form.add_error("q", form.fields["q"].error_messages["max_length"] % limits)
         else:
-            total = max(results.total, len(results.hits))
+            paginator = Paginator(results.pageable(), SEARCH_PAGE_SIZE)
+            page = paginator.get_page(data["page"])
             games = {game.slug: game for game in form.games}
-            start = (page - 1) * SEARCH_PAGE_SIZE
             # Only the filters in use, cleaned: the links of this page keep them.
             params = QueryDict(mutable=True)
             params.update({key: data[key] for key in ("q", "game", "language", "type") if data[key]})
@@ -156,14 +157,14 @@ def search(request):
                 {
                     "query": data["q"],
                     "results": results,
-                    "total": total,
+                    "total": results.total,
                     # each hit with its game's name in the hit's language
                     "rows": [
                         (hit, games[hit.game_slug].name_in(hit.language) if hit.game_slug in games else hit.game_name)
-                        for hit in results.hits[start : start + SEARCH_PAGE_SIZE]
+                        for hit in page.object_list
                     ],
-                    "page": page,
-                    "pages": min(-(-total // SEARCH_PAGE_SIZE), MAX_SEARCH_PAGE),
+                    "page": page.number,
+                    "pages": paginator.num_pages,
                     "params": params,
                 }
             )

@@ -55,3 +55,20 @@ def make_question(**kwargs) -> Question:
     question = Question.objects.create(**kwargs)
     question.related_entries.set(related)
     return question
+
+
+def make_many_entries(count: int, word: str, **kwargs) -> list[Entry]:
+    """``count`` published entries of one game that all hold ``word`` (titled "Word 001"
+    …), written and indexed as an import writes them: in bulk, then ``update_items``
+    (``Entry.objects.create`` for each would take seconds for a few hundred)."""
+    from rules.search import index
+
+    game = kwargs.pop("game", None) or make_game()
+    kwargs.setdefault("language", "en")
+    kwargs.setdefault("status", Status.PUBLISHED)
+    entries = Entry.objects.bulk_create(
+        Entry(game=game, title=f"{word.title()} {n:03d}", slug=f"{word}-{n:03d}", body=f"A {word} on a card.", **kwargs)
+        for n in range(1, count + 1)
+    )
+    index.update_items("entry", [entry.pk for entry in entries])
+    return entries

@@ -28,17 +28,13 @@ from rest_framework.response import Response
 from rest_framework.viewsets import ViewSet
 
 from rules.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES, UI_LANGUAGES, ui_language_for
-from rules.search import MAX_QUERY_LENGTH, TYPES, Hit, QueryTooLong, Suggestion, search, suggest
+from rules.search import MAX_QUERY_LENGTH, MAX_RESULTS, TYPES, Hit, QueryTooLong, Suggestion, search, suggest
 
 from .filters import EMPTY_VALUE, one_of
 from .pagination import PageNumberPagination, whole_number
 from .schema import text_parameter
 from .views import APIv1Settings
 
-# Hits a client can page through: page * page_size is asked of the search service, up
-# to this many. ``count`` says how many are reachable (the total, up to this cap), so
-# ``next`` never leads to an empty page; a query matching more is too broad to page.
-MAX_RESULTS = 500
 SUGGEST_LIMIT = 8
 MAX_SUGGEST_LIMIT = 20
 SUGGEST_MAX_AGE = 60  # seconds a suggestion answer may be cached, by anyone
@@ -240,18 +236,19 @@ class SuggestResponseSerializer(serializers.Serializer):
 
 
 class SearchPagination(PageNumberPagination):
-    """The lists' pagination, plus the query searched and a "did you mean"."""
+    """The lists' pagination over the results a search ranks (``rules.search``: at most
+    MAX_RESULTS, all of them reachable), plus whether more matched, the query searched
+    and a "did you mean"."""
 
     def paginate_hits(self, results, request, view=None):
-        self.query = results.query
-        self.suggestion = results.suggestion
-        reachable = min(max(results.total, len(results.hits)), MAX_RESULTS)
-        return self.paginate_queryset(_Hits(results.hits, reachable), request, view)
+        self.query, self.suggestion, self.truncated = results.query, results.suggestion, results.truncated
+        return self.paginate_queryset(results.pageable(), request, view)
 
     def get_paginated_response(self, data):
         response = super().get_paginated_response(data)
         response.data = {
             "count": response.data["count"],
+            "truncated": self.truncated,
             "next": response.data["next"],
             "previous": response.data["previous"],
             "query": self.query,
@@ -266,7 +263,15 @@ class SearchPagination(PageNumberPagination):
         paginated["properties"] = {
             "count": {
                 **properties["count"],
-                "description": f"How many results there are (at most {MAX_RESULTS}).",
+                "maximum": MAX_RESULTS,
+                "description": f"How many results there are to page through: every match, or the best "
+                f"{MAX_RESULTS} when more matched (then `truncated` is true). Every page up to "
+                "count / page_size, rounded up, has results; the last has `next` null.",
+            },
+            "truncated": {
+                "type": "boolean",
+                "description": f"More items matched than the best {MAX_RESULTS} given (`count`); the others "
+                "cannot be paged to. Narrow the search with `game`, `language` or `type`.",
             },
             "next": properties["next"],
             "previous": properties["previous"],
@@ -279,28 +284,18 @@ class SearchPagination(PageNumberPagination):
             },
             "results": properties["results"],
         }
-        paginated["required"] = ["count", "next", "previous", "query", "suggestion", "results"]
+        paginated["required"] = ["count", "truncated", "next", "previous", "query", "suggestion", "results"]
         return paginated
-
-
-class _Hits:
-    """The hits fetched so far, as long as the total: what Django's Paginator slices."""
-
-    def __init__(self, hits: list[Hit], count: int):
-        self.hits, self.count_ = hits, count
-
-    def __len__(self):
-        return self.count_
-
-    def __getitem__(self, index):
-        return self.hits[index]
 
 
 class _Empty:
     """SearchResults' shape for a query that cannot match anything."""
 
     def __init__(self, query: str):
-        self.query, self.hits, self.total, self.suggestion = query, [], 0, None
+        self.query, self.suggestion, self.truncated = query, None, False
+
+    def pageable(self) -> list:
+        return []
 
 
 # --- The endpoints ---------------------------------------------------------------------------
@@ -332,8 +327,9 @@ class SearchViewSet(APIv1Settings, ViewSet):
 
     @extend_schema(
         summary="Search entries, errata and FAQ questions",
-        description="Published items matching q, best first, paginated like every list. "
-        + EMPTY_QUERY,
+        description="Published items matching q, best first, paginated like every list: at most the best "
+        f"{MAX_RESULTS}, every one of them on a page (`count` says how many, `truncated` whether more matched); "
+        "a page past the last is a 404. " + EMPTY_QUERY,
         parameters=[
             OpenApiParameter(
                 "q",
@@ -350,7 +346,7 @@ class SearchViewSet(APIv1Settings, ViewSet):
     def list(self, request):
         params = parameters(SearchParameters, request)
         paginator = self.pagination_class()
-        page_size = paginator.get_page_size(request)  # a bad page_size is a 400 first
+        paginator.get_page_size(request)  # a bad page_size is a 400 before anything is searched
         query = params["q"]
         if searchable(query):
             try:
@@ -359,7 +355,7 @@ class SearchViewSet(APIv1Settings, ViewSet):
                     game=params["game"] or None,
                     language=params["language"] or None,
                     type=params["type"] or None,
-                    limit=self._limit(request, page_size),
+                    limit=0,  # the page's hits are built when the paginator slices them
                 )
             except QueryTooLong:
                 raise too_long() from None
@@ -368,17 +364,6 @@ class SearchViewSet(APIv1Settings, ViewSet):
         hits = paginator.paginate_hits(results, request, view=self)
         data = SearchHitSerializer(hits, many=True, context={"request": request}).data
         return paginator.get_paginated_response(data)
-
-    @staticmethod
-    def _limit(request, page_size: int) -> int:
-        """Enough hits for the requested page (and one more, so that ``next`` is right
-        even if the service counted only what it returned); at most MAX_RESULTS."""
-        raw = request.query_params.get("page") or "1"
-        if raw in SearchPagination.last_page_strings:
-            return MAX_RESULTS
-        # Not a page number: the paginator answers 404, whatever is fetched.
-        page = whole_number(raw) if len(raw) <= 6 else 1
-        return max(1, min(page * page_size + 1, MAX_RESULTS))
 
     @extend_schema(
         summary="Suggest titles as you type",

@@ -1,8 +1,10 @@
 """Search: one service the search page, the API and the suggestions all use.
 
     results = search("recations", game="a-game-of-thrones-2nd-edition", language="en", type="entry")
-    results.hits          # [Hit], best first (type, title, game, language, snippet, url, score)
-    results.total         # how many matched
+    results.hits          # [Hit], the best ``limit`` (type, title, game, language, snippet, url, score)
+    results.total         # how many results there are to page through: at most MAX_RESULTS
+    results.truncated     # more matched: ``total`` is the best MAX_RESULTS of them
+    results.pageable()    # the results for a paginator (Django's, DRF's)
     results.suggestion    # "reactions": a "did you mean", when nothing (or little) matched
     suggest("reac", language="en")  # [Suggestion]: titles and aliases as you type
 
@@ -12,6 +14,7 @@ bytes, punctuation and full-text syntax are only ever text, so a query never err
 
 from .service import (
     MAX_QUERY_LENGTH,
+    MAX_RESULTS,
     TYPES,
     Hit,
     QueryTooLong,
@@ -21,4 +24,14 @@ from .service import (
     suggest,
 )
 
-__all__ = ["MAX_QUERY_LENGTH", "TYPES", "Hit", "QueryTooLong", "SearchResults", "Suggestion", "search", "suggest"]
+__all__ = [
+    "MAX_QUERY_LENGTH",
+    "MAX_RESULTS",
+    "TYPES",
+    "Hit",
+    "QueryTooLong",
+    "SearchResults",
+    "Suggestion",
+    "search",
+    "suggest",
+]

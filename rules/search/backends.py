@@ -1,6 +1,9 @@
 """Each database's full-text match over the index terms: FTS5 on SQLite, tsvector on
 PostgreSQL. Both take the same input (groups of alternative terms, all ``[a-z0-9]+``)
-and return the same output (document ids with a relevance, best first, and a count).
+and return the same output (document ids with a relevance, best first, at most a
+limit; no count: ``rules.search.service`` pages through what it asked for). Equal
+relevance is ordered by id, so the same search gives the same rows in the same order
+every time (each page of results runs it again).
 
 A group is one query word: its terms in the languages searched ("karten" → kart,
 karten). ``mode="all"`` needs every group to match, ``"any"`` one of them. Terms of three
@@ -38,18 +41,18 @@ def match(
     *,
     mode: str = "all",
     title_only: bool = False,
-    limit: int = 300,
+    limit: int,
     prefix_from: int = 3,
     ranked: bool = True,
-) -> tuple[list[tuple[int, float]], int]:
-    """(document id, relevance) best first, at most ``limit``; and the number of matches.
+) -> list[tuple[int, float]]:
+    """(document id, relevance) best first, at most ``limit``.
 
     Terms of ``prefix_from`` characters or more match as prefixes (suggestions use 1:
-    the word being typed is unfinished). ``ranked=False`` skips relevance and counting
-    (suggestions rank by themselves): a two-letter prefix may match thousands of rows.
+    the word being typed is unfinished). ``ranked=False`` skips relevance (suggestions
+    rank by themselves): a two-letter prefix may match thousands of rows.
     """
     if not groups:
-        return [], 0
+        return []
     if connection.vendor == "postgresql":
         return _postgresql(groups, scope, mode, title_only, limit, prefix_from, ranked)
     return _sqlite(groups, scope, mode, title_only, limit, prefix_from, ranked)
@@ -69,18 +72,13 @@ def _sqlite(groups, scope, mode, title_only, limit, prefix_from, ranked):
     with connection.cursor() as cursor:
         if not ranked:
             cursor.execute(f"SELECT d.id, 0 {base} LIMIT %s", [expression, *params, limit])  # noqa: S608
-            return [(row[0], 0.0) for row in cursor.fetchall()], 0
+            return [(row[0], 0.0) for row in cursor.fetchall()]
         # bm25: lower is better; titles weigh five times bodies.
         cursor.execute(
-            f"SELECT d.id, -bm25({FTS}, 5.0, 1.0) AS rank {base} ORDER BY rank DESC LIMIT %s",  # noqa: S608
+            f"SELECT d.id, -bm25({FTS}, 5.0, 1.0) AS rank {base} ORDER BY rank DESC, d.id LIMIT %s",  # noqa: S608
             [expression, *params, limit],
         )
-        rows = cursor.fetchall()
-        total = len(rows)
-        if total == limit:
-            cursor.execute(f"SELECT COUNT(*) {base}", [expression, *params])  # noqa: S608
-            total = cursor.fetchone()[0]
-    return [(row[0], float(row[1])) for row in rows], total
+        return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
 
 def _postgresql(groups, scope, mode, title_only, limit, prefix_from, ranked):
@@ -97,15 +95,10 @@ def _postgresql(groups, scope, mode, title_only, limit, prefix_from, ranked):
     with connection.cursor() as cursor:
         if not ranked:
             cursor.execute(f"SELECT d.id, 0 {base} LIMIT %s", [joined, *params, limit])  # noqa: S608
-            return [(row[0], 0.0) for row in cursor.fetchall()], 0
+            return [(row[0], 0.0) for row in cursor.fetchall()]
         cursor.execute(
             f"SELECT d.id, ts_rank_cd(d.search_vector, to_tsquery('simple', %s)) AS rank {base} "  # noqa: S608
-            "ORDER BY rank DESC LIMIT %s",
+            "ORDER BY rank DESC, d.id LIMIT %s",
             [joined, joined, *params, limit],
         )
-        rows = cursor.fetchall()
-        total = len(rows)
-        if total == limit:
-            cursor.execute(f"SELECT COUNT(*) {base}", [joined, *params])  # noqa: S608
-            total = cursor.fetchone()[0]
-    return [(row[0], float(row[1])) for row in rows], total
+        return [(row[0], float(row[1])) for row in cursor.fetchall()]

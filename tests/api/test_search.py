@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from rules.querysets import Status
-from rules.search import TYPES
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from rules.search import MAX_RESULTS, TYPES
+from tests.factories import make_entry, make_erratum, make_game, make_many_entries, make_question
 
 from .conftest import BASE, get_json
 
@@ -101,8 +101,9 @@ def corpus(db):
 def test_search_answers_a_page_of_hits_with_every_field(client, corpus):
     entry = corpus["entry"]
     data = get_json(client, f"{SEARCH}?q=quixotic&game=zephyr-quest&language=en&type=entry")
-    assert list(data) == ["count", "next", "previous", "query", "suggestion", "results"]
+    assert list(data) == ["count", "truncated", "next", "previous", "query", "suggestion", "results"]
     assert data["count"] == 1 and data["next"] is None and data["previous"] is None
+    assert data["truncated"] is False
     assert data["query"] == "quixotic"
 
     [hit] = data["results"]
@@ -161,7 +162,7 @@ def test_search_paginates_like_every_list(client, db):
     game = make_game(slug="brewing")
     made = {make_entry(game=game, title=f"Zymurgy rule {i}", body="zymurgy").pk for i in range(25)}
     first = get_json(client, f"{SEARCH}?q=zymurgy&page_size=10")
-    assert first["count"] == 25
+    assert first["count"] == 25 and first["truncated"] is False
     assert first["previous"] is None
     assert first["next"] == f"{BASE}{SEARCH}?page=2&page_size=10&q=zymurgy"
     seen = [hit["id"] for hit in first["results"]]
@@ -175,6 +176,44 @@ def test_search_paginates_like_every_list(client, db):
     assert last["previous"] == f"{BASE}{SEARCH}?page=2&page_size=10&q=zymurgy"
     by_name = get_json(client, f"{SEARCH}?q=zymurgy&page_size=10&page=last")
     assert by_name["results"] == last["results"]
+
+
+def page_through(client, url: str) -> tuple[list[dict], list[dict]]:
+    """Every page from ``url`` on by its ``next`` links: (the pages, every hit seen)."""
+    pages = [get_json(client, url)]
+    while pages[-1]["next"]:
+        pages.append(get_json(client, pages[-1]["next"]))
+    return pages, [hit for page in pages for hit in page["results"]]
+
+
+@pytest.mark.parametrize("size", [100, 40])
+def test_paging_reaches_every_result_counted_when_more_match_than_are_ranked(client, db, size):
+    make_many_entries(MAX_RESULTS + 50, "zymurgy")
+    pages, seen = page_through(client, f"{SEARCH}?q=zymurgy&page_size={size}")
+    assert len(pages) == -(-MAX_RESULTS // size)
+    for page in pages:
+        assert page["results"], "a page that paging links to is empty"
+        assert page["count"] == MAX_RESULTS and page["truncated"] is True
+    assert len(seen) == len({hit["id"] for hit in seen}) == MAX_RESULTS
+    scores = [hit["score"] for hit in seen]
+    assert scores == sorted(scores, reverse=True)  # one order across the pages
+    last = pages[-1]
+    assert last["next"] is None
+    assert get_json(client, f"{SEARCH}?q=zymurgy&page_size={size}&page=last") == last
+    past = get_json(client, f"{SEARCH}?q=zymurgy&page_size={size}&page={len(pages) + 1}", status=HTTPStatus.NOT_FOUND)
+    assert past == {"detail": "Invalid page."}
+
+
+@pytest.mark.parametrize(("extra", "truncated"), [(0, False), (1, True)])
+def test_truncated_only_when_more_matched(client, db, monkeypatch, extra, truncated):
+    monkeypatch.setattr("rules.search.service.MAX_RESULTS", 30)
+    make_many_entries(30 + extra, "zymurgy")
+    pages, seen = page_through(client, f"{SEARCH}?q=zymurgy&page_size=20")
+    assert [(page["count"], page["truncated"], len(page["results"])) for page in pages] == [
+        (30, truncated, 20),
+        (30, truncated, 10),
+    ]
+    get_json(client, f"{SEARCH}?q=zymurgy&page_size=20&page=3", status=HTTPStatus.NOT_FOUND)
 
 
 def test_best_hits_come_first(client, corpus):
@@ -469,8 +508,14 @@ def test_schema_describes_both_endpoints(client, db):
 
     page = resolve(search["responses"])
     assert list(page["properties"]) == [
-        "count", "next", "previous", "query", "suggestion", "results"
+        "count", "truncated", "next", "previous", "query", "suggestion", "results"
     ]  # fmt: skip
+    assert page["properties"]["count"]["maximum"] == MAX_RESULTS
+    assert f"the best {MAX_RESULTS}" in page["properties"]["count"]["description"]
+    assert page["properties"]["truncated"]["type"] == "boolean"
+    assert "truncated" in page["required"]
+    assert "page past the last is a 404" in search["description"]
+    assert "page past the last" in search["responses"]["404"]["description"]
     hit = components[page["properties"]["results"]["items"]["$ref"].rsplit("/", 1)[1]]
     assert set(hit["properties"]) == HIT_FIELDS
     assert "<mark>" in hit["properties"]["snippet"]["description"]

@@ -5,8 +5,9 @@ from http import HTTPStatus
 
 import pytest
 
-from rules.search import MAX_QUERY_LENGTH, SearchResults
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from rules.search import MAX_QUERY_LENGTH, MAX_RESULTS, SearchResults
+from rules.views import SEARCH_PAGE_SIZE
+from tests.factories import make_entry, make_erratum, make_game, make_many_entries, make_question
 
 pytestmark = pytest.mark.django_db
 
@@ -20,6 +21,16 @@ def get(client, path="/en/search/", **params):
     response = client.get(path, params)
     assert response.status_code == HTTPStatus.OK
     return response.content.decode()
+
+
+def next_link(html: str) -> str | None:
+    """The page's "Next →" link as a path to GET, or None on the last page."""
+    found = re.search(r'<a class="pagination-next" rel="next" href="\?([^"]+)"', html)
+    return found and "/en/search/?" + found.group(1).replace("&amp;", "&")
+
+
+def count_of(html: str) -> str:
+    return re.search(r'<p class="results-count" role="status">([^<]*)</p>', html).group(1)
 
 
 @pytest.fixture
@@ -140,12 +151,74 @@ def test_twenty_results_a_page_and_the_links_keep_the_filters(client):
     assert 'class="pagination-next"' not in second
 
 
-def test_a_page_past_the_end_or_nonsense_is_not_an_error(client, world):
-    html = get(client, q="reaction", page="40")
-    assert results_of(html) == []
-    assert "There are no more results." in html
-    for page in ("0", "-3", "abc", "99999999999999999999"):
-        get(client, q="reaction", page=page)
+def test_a_page_past_the_last_is_the_last_page_and_nonsense_is_the_first(client, world):
+    only = get(client, q="reaction")
+    assert len(results_of(only)) == 4  # the entries, the erratum and the question
+    for page in ("2", "40", "99999999999999999999"):
+        html = get(client, q="reaction", page=page)
+        assert results_of(html) == results_of(only)  # as Django's Paginator.get_page answers
+        assert count_of(html) == "4 results"
+    for page in ("0", "-3", "abc", "9" * 5000, ""):
+        assert results_of(get(client, q="reaction", page=page)) == results_of(only)
+
+
+def test_paging_reaches_every_result_counted_when_more_match_than_are_ranked(client):
+    make_many_entries(MAX_RESULTS + 50, "quokka")
+    html = get(client, q="quokka")
+    note = (
+        f"More than {MAX_RESULTS} results; showing the best {MAX_RESULTS}. "
+        "Narrow your search with the game or language filters."
+    )
+    assert count_of(html) == note
+    seen, pages = [], 1
+    while True:
+        links = results_of(html)
+        assert links, f"page {pages} is empty"
+        assert count_of(html) == note
+        assert f"Page {pages} of " in html
+        seen += links
+        path = next_link(html)
+        if path is None:
+            break
+        pages += 1
+        assert path.endswith(f"&page={pages}")
+        html = client.get(path).content.decode()
+    assert len(seen) == len(set(seen)) == MAX_RESULTS  # what the note says, every one reachable
+    assert pages == -(-MAX_RESULTS // SEARCH_PAGE_SIZE)
+    assert f"Page {pages} of {pages}" in html and 'class="pagination-prev"' in html
+
+    # One past the last, or far past it: the last page again, never an empty one.
+    for past in (pages + 1, 10**6):
+        again = get(client, q="quokka", page=str(past))
+        assert results_of(again) == results_of(html)
+        assert f"Page {pages} of {pages}" in again and next_link(again) is None
+
+
+@pytest.mark.parametrize(("extra", "truncated"), [(0, False), (1, True)])
+def test_the_note_says_so_only_when_more_matched(client, monkeypatch, extra, truncated):
+    monkeypatch.setattr("rules.search.service.MAX_RESULTS", 30)
+    make_many_entries(30 + extra, "quokka")
+    html = get(client, q="quokka")
+    expected = "More than 30 results; showing the best 30." if truncated else "30 results"
+    assert count_of(html).startswith(expected)
+    second = client.get(next_link(html)).content.decode()
+    assert len(results_of(html) + results_of(second)) == 30 and next_link(second) is None
+
+
+@pytest.mark.parametrize(
+    ("language", "note"),
+    [
+        ("de", f"Mehr als {MAX_RESULTS} Treffer; angezeigt werden die besten {MAX_RESULTS}. "
+               "Grenze deine Suche mit dem Spiel- oder Sprachfilter ein."),
+        ("pl", f"Ponad {MAX_RESULTS} wyników; pokazujemy {MAX_RESULTS} najlepszych. "
+               "Zawęź wyszukiwanie filtrem gry lub języka."),
+        ("nl", f"Meer dan {MAX_RESULTS} resultaten; je ziet de beste {MAX_RESULTS}. "
+               "Verfijn je zoekopdracht met het spel- of taalfilter."),
+    ],
+)  # fmt: skip
+def test_the_note_speaks_the_readers_language(client, language, note):
+    make_many_entries(MAX_RESULTS + 1, "quokka")
+    assert count_of(get(client, f"/{language}/search/", q="quokka")) == note
 
 
 def test_nothing_matched_says_so(client, world):

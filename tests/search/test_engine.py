@@ -11,9 +11,9 @@ from django.utils import timezone
 
 from rules.models import Entry
 from rules.querysets import Status
-from rules.search import QueryTooLong, search, suggest
+from rules.search import MAX_RESULTS, QueryTooLong, search, suggest
 from rules.search.models import SearchDocument
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_many_entries, make_question
 
 pytestmark = pytest.mark.django_db
 
@@ -80,6 +80,29 @@ class TestRanking:
         make_erratum(game=game, title="Mulligan rules", corrected_text="Draw a new hand of six.")
         found = search("mulligan rules")
         assert [hit.type for hit in found.hits] == ["erratum", "entry"]
+
+
+class TestPaging:
+    """What the page and the API page through: every result counted (service, 5.)."""
+
+    def test_more_matches_than_are_ranked_give_the_best_and_say_so(self, game):
+        made = make_many_entries(MAX_RESULTS + 10, "quokka", game=game)
+        results = search("quokka", limit=5)
+        assert results.total == MAX_RESULTS and results.truncated
+        every = results.pageable()[0 : len(results.pageable())]
+        assert [hit.id for hit in every[:5]] == [hit.id for hit in results.hits]
+        # Equal relevance goes by id: the same best ones, in the same order, every time.
+        assert {hit.id for hit in every} == {entry.pk for entry in made[:MAX_RESULTS]}
+        again = search("quokka", limit=0).pageable()
+        assert [hit.id for hit in again[MAX_RESULTS - 20 : MAX_RESULTS]] == [hit.id for hit in every[-20:]]
+        assert again[0].id == every[0].id
+
+    def test_fewer_matches_are_all_counted(self, game):
+        make_many_entries(12, "quokka", game=game)
+        results = search("quokka", limit=5)
+        assert (results.total, results.truncated, len(results.hits)) == (12, False, 5)
+        assert len(results.pageable()[10:20]) == 2
+        assert search("quokka", language="de").total == 0
 
 
 class TestTypes:
