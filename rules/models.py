@@ -563,4 +563,5 @@ class Erratum(models.Model):
 
 
 from .builds.models import BuiltFile  # noqa: E402,F401 - registered with this app
+from .jobs.models import ImportJob  # noqa: E402,F401 - registered with this app
 from .search.models import SearchDocument, SearchName  # noqa: E402,F401 - registered with this app

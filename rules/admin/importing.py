@@ -1,31 +1,28 @@
-"""Import a document from the admin: upload or paste → dry-run preview → import or cancel.
+"""Import a document from the admin: upload or paste → preview → import or cancel, each
+step run in the background (``rules.jobs``) and shown on the import's own page.
 
-The preview is a real dry run of the importer (it writes and rolls back), so it shows
-exactly what the import would do. Between the preview and the confirmation the
-document's bytes wait in the moderator's session under a random token, not in the page:
-
-- a session is server-side (database-backed here), so the confirmation imports the very
-  bytes that were previewed and nothing the browser sends back can swap them;
-- a PDF round-tripped through a hidden field would travel twice more, grow by a third as
-  base64, and hit Django's DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB of non-file form data)
-  on the way back;
-- the token is single-use (taken out of the session on import or cancel), and each
-  preview has its own, so two previews in two tabs don't mix.
-
-The bytes are compressed before they go into the session, and only the few newest
-previews are kept, so an abandoned preview costs little and does not pile up.
+- **Upload**: the form's values and the document's bytes become an ``ImportJob`` in the
+  database (not the moderator's session: a worker process reads them), and the browser
+  goes to the job's page. A small document (up to ``PREVIEW_INLINE_BYTES``) is previewed
+  at once, in the request, since a dry run writes nothing and takes a moment; a larger
+  one is previewed by the worker while the page shows how far it got.
+- **Preview**: what the import would create (with each item's text), change (a word
+  diff), leave alone and delete, warnings first, Import and Cancel at the top and the
+  bottom. It is the importer's own dry run, which writes nothing (``rules.importing.rows``).
+- **Import**: always by the worker, in batches that never hold the database for long;
+  the page shows the rows written so far, then what was done. The job imports the very
+  bytes that were previewed; the same values always give the same options.
+- **New items are drafts by default** (the form's "Status"): nothing an import creates
+  reaches the site, the API or the feeds until a moderator publishes it.
 
 Per-game scoping (``rules.permissions``): the game list offers only the games the user
 may edit, a new game can be created here only by users who edit every game, and the
-confirmation checks the game again (a role may change between preview and import).
+confirmation checks the game again (a role may change between preview and import). A
+job is its moderator's: another user's job is a 404.
 """
 
-import base64
-import secrets
-import time
-import zlib
 from collections import Counter
-from dataclasses import dataclass, field
+from datetime import timedelta
 from functools import partial
 from pathlib import PurePath
 
@@ -33,23 +30,30 @@ from django import forms
 from django.contrib import messages
 from django.contrib.admin import helpers
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from ..diffing import word_diff_html
-from ..importing import ImportOptions, ImportRulesError, import_document
-from ..importing.pipeline import SourceInfo
+from ..importing import ImportRulesError
+from ..importing.report import ImportReport, Outcome, Repair, Warning
+from ..jobs.models import ImportJob
+from ..jobs.tasks import STAGES, preview_import, run_import
 from ..languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
 from ..models import Entry, Erratum, Game, Source
 from ..permissions import can_edit_game, editable_games, edits_every_game
+from ..querysets import Status
 from ..validators import ProhibitUnstorableCharactersValidator
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
-SESSION_KEY = "rules_import_pending"
-PENDING_LIMIT = 5  # previews kept per session; older ones are dropped
+PREVIEW_INLINE_BYTES = 256 * 1024  # a preview this small is made in the request
+LISTED = 1000  # items listed per section of a preview; the rest are counted
+ABANDONED_AFTER = timedelta(days=1)  # a preview nobody imported or cancelled: its bytes go
+REFRESH_SECONDS = 2  # the job page reloads itself while the worker runs
 
 KIND_CHOICES = [
     ("auto", _("Detect automatically")),
@@ -57,8 +61,11 @@ KIND_CHOICES = [
     ("rulebook", _("Rulebook (numbered rules)")),
     ("faq", _("FAQ")),
 ]
-# A new source's kind, from the document's kind (an existing source keeps its own).
-SOURCE_KIND = {"rulebook": Source.Kind.RULEBOOK, "faq": Source.Kind.FAQ}
+STATUS_CHOICES = [
+    (Status.DRAFT, _("Draft: nothing new is public until published")),
+    (Status.REVIEW, _("In review")),
+    (Status.PUBLISHED, _("Published at once")),
+]
 
 DETECTED_KIND_LABELS = {
     "glossary": _("glossary"),
@@ -131,6 +138,13 @@ class ImportForm(forms.Form):
     page = forms.CharField(
         label=_("Page"), required=False, max_length=32, validators=[ProhibitUnstorableCharactersValidator()]
     )
+    status = forms.ChoiceField(
+        label=_("Status of new items"),
+        choices=STATUS_CHOICES,
+        initial=Status.DRAFT,
+        required=False,  # left out (a script's upload): a draft
+        help_text=_("Items already on the site keep their status."),
+    )
     prune = forms.BooleanField(
         label=_("Delete items of this source that the document no longer has"),
         required=False,
@@ -139,7 +153,7 @@ class ImportForm(forms.Form):
     fieldsets = [
         (_("Document"), {"fields": ["file", "text"]}),
         (_("Game"), {"fields": ["game", "new_game_slug", "new_game_name"]}),
-        (_("Import"), {"fields": ["language", "kind", "source_title", "page", "prune"]}),
+        (_("Import"), {"fields": ["language", "kind", "source_title", "page", "status", "prune"]}),
     ]
 
     def __init__(self, *args, can_delete: bool = True, games=None, can_create_game: bool = True, **kwargs):
@@ -238,82 +252,20 @@ class ImportForm(forms.Form):
             "kind": data["kind"],
             "source_title": data["source_title"],
             "page": data["page"],
+            "status": data.get("status") or Status.DRAFT,
             "prune": bool(data["prune"]) and self.can_delete,
         }
 
 
 def error_text(error: ImportRulesError) -> str:
     """The importer's own words, with the line where it has one."""
-    if not error.line:
-        return error.message
-    return gettext("Line %(line)s: %(message)s") % {"line": error.line, "message": error.message}
+    return line_text(error.message, error.line)
 
 
-def build_options(values: dict, *, dry_run: bool, user=None) -> ImportOptions:
-    """The same values always give the same options: preview and import agree."""
-    existing = Source.objects.filter(
-        game__slug=values["game"], language=values["language"], title=values["source_title"]
-    ).first()
-    if existing:  # keep what the source already says about itself
-        source = SourceInfo(
-            title=existing.title,
-            kind=existing.kind,
-            version=existing.version,
-            official=existing.official,
-            url=existing.url,
-            attribution=existing.attribution,
-        )
-    else:
-        kind = SOURCE_KIND.get(values["kind"], Source.Kind.RULES_REFERENCE)
-        source = SourceInfo(title=values["source_title"], kind=kind)
-    return ImportOptions(
-        game=values["game"],
-        game_name=values["game_name"],
-        language=values["language"],
-        kind=values["kind"],
-        source=source,
-        page=values["page"],
-        prune=values["prune"],
-        dry_run=dry_run,
-        user=user,  # the history versions name the moderator who imported
-    )
-
-
-# --- Between preview and confirmation: the session ------------------------------------
-
-
-@dataclass
-class PendingImport:
-    data: bytes
-    filename: str | None
-    values: dict
-    counts: dict = field(default_factory=dict)  # what the preview promised
-
-
-def stash(session, pending: PendingImport) -> str:
-    token = secrets.token_urlsafe(24)
-    stored = dict(session.get(SESSION_KEY, {}))
-    stored[token] = {
-        "data": base64.b64encode(zlib.compress(pending.data)).decode("ascii"),
-        "filename": pending.filename,
-        "values": pending.values,
-        "counts": pending.counts,
-        "at": time.time(),
-    }
-    newest = sorted(stored.items(), key=lambda item: item[1]["at"], reverse=True)[:PENDING_LIMIT]
-    session[SESSION_KEY] = dict(newest)
-    return token
-
-
-def take(session, token: str) -> PendingImport | None:
-    """Remove the pending import from the session and return it (None if unknown)."""
-    stored = dict(session.get(SESSION_KEY, {}))
-    item = stored.pop(token, None)
-    if item is None:
-        return None
-    session[SESSION_KEY] = stored
-    data = zlib.decompress(base64.b64decode(item["data"]))
-    return PendingImport(data, item["filename"], item["values"], item["counts"])
+def line_text(message: str, line: int | None) -> str:
+    if not line:
+        return gettext(message)
+    return gettext("Line %(line)s: %(message)s") % {"line": line, "message": message}
 
 
 # --- The report, shaped for the preview table -----------------------------------------
@@ -332,6 +284,18 @@ def _field_label(item_type: str, name: str) -> str:
         return str(model._meta.get_field(name).verbose_name) if model else name
     except FieldDoesNotExist:
         return name
+
+
+def report_of(data: dict) -> ImportReport:
+    """A job's stored report (``rules.jobs.tasks.report_data``) as an ImportReport."""
+    report = ImportReport(data.get("detected_kind", ""), [], input_format=data.get("input_format", "text"))
+    report.outcomes = [
+        Outcome(type_, title, action, slug, {name: tuple(change) for name, change in (changes or {}).items()}, text)
+        for type_, title, action, slug, changes, text in data.get("outcomes", [])
+    ]
+    report.repairs = [Repair(*repair) for repair in data.get("repairs", [])]
+    report.warnings = [Warning(*warning) for warning in data.get("warnings", [])]
+    return report
 
 
 def counts(report) -> dict:
@@ -353,11 +317,17 @@ def summary_text(numbers: dict) -> str:
     ) % numbers
 
 
+def _listed(items: list) -> tuple[list, int]:
+    """The first LISTED items, and how many more there are."""
+    return items[:LISTED], max(len(items) - LISTED, 0)
+
+
 def preview_tables(report) -> dict:
-    """ImportReport → what the preview page lists, section by section."""
+    """ImportReport → what the preview page lists, section by section (at most LISTED
+    items each: a 20,000-entry document's page would be unreadable and megabytes long)."""
 
     def row(outcome) -> dict:
-        return {"type": TYPE_LABELS.get(outcome.type, outcome.type), "title": outcome.title}
+        return {"type": TYPE_LABELS.get(outcome.type, outcome.type), "title": outcome.title, "text": outcome.text}
 
     def diffs(outcome) -> list[dict]:
         return [
@@ -368,26 +338,36 @@ def preview_tables(report) -> dict:
             for name, (before, after) in outcome.changes.items()
         ]
 
-    changed = [{**row(o), "fields": diffs(o)} for o in report.outcomes if o.action == "updated"]
+    def of(action: str) -> list:
+        return [outcome for outcome in report.outcomes if outcome.action == action]
+
     numbers = counts(report)
+    created, more_created = _listed(of("created"))
+    changed, more_changed = _listed(of("updated"))
+    unchanged, more_unchanged = _listed(of("unchanged"))
+    deleted, more_deleted = _listed(of("deleted"))
     return {
         "detected_kind": DETECTED_KIND_LABELS.get(report.detected_kind, report.detected_kind),
         "input_format": FORMAT_LABELS.get(report.input_format, report.input_format),
         "summary": summary_text(numbers),
         "counts": numbers,
-        "created": [row(o) for o in report.outcomes if o.action == "created"],
-        "changed": changed,
-        "unchanged": [row(o) for o in report.outcomes if o.action == "unchanged"],
-        "deleted": [row(o) for o in report.outcomes if o.action == "deleted"],
+        "created": [row(o) for o in created],
+        "more_created": more_created,
+        "changed": [{**row(o), "fields": diffs(o)} for o in changed],
+        "more_changed": more_changed,
+        "unchanged": [row(o) for o in unchanged],
+        "more_unchanged": more_unchanged,
+        "deleted": [row(o) for o in deleted],
+        "more_deleted": more_deleted,
         "repairs": report.repairs,
-        "warnings": report.warnings,
+        "warnings": [{"line": w.line, "message": gettext(w.message)} for w in report.warnings],
     }
 
 
 # --- Views --------------------------------------------------------------------------
 
 FORM_TEMPLATE = "admin/rules/import_form.html"
-PREVIEW_TEMPLATE = "admin/rules/import_preview.html"
+JOB_TEMPLATE = "admin/rules/import_job.html"
 
 
 def _check_permission(request, model_admin) -> None:
@@ -411,6 +391,7 @@ def describe(values: dict) -> dict:
         "game_label": game.name if game else values["game_name"],
         "new_game": game is None,
         "language_label": dict(CONTENT_LANGUAGES).get(values["language"], values["language"]),
+        "status_label": dict(STATUS_CHOICES).get(values.get("status"), ""),
     }
 
 
@@ -423,8 +404,14 @@ def _context(request, model_admin, **extra) -> dict:
     }
 
 
+def _enqueue(job: ImportJob, state: str, task) -> None:
+    job.state, job.queued_at, job.stage, job.done, job.total = state, timezone.now(), "", 0, 0
+    job.save(update_fields=["state", "queued_at", "stage", "done", "total", "updated_at"])
+    task.enqueue(job.pk)
+
+
 def import_view(request, model_admin):
-    """The form; on a valid POST, the dry run and its preview."""
+    """The form; on a valid POST, the job, previewed at once when it is small."""
     _check_permission(request, model_admin)
     can_delete = model_admin.has_delete_permission(request)
     scope = {
@@ -435,25 +422,26 @@ def import_view(request, model_admin):
         form = ImportForm(request.POST, request.FILES, can_delete=can_delete, **scope)
         if form.is_valid():
             data, filename = form.document()
-            values = form.import_values()
-            options = build_options(values, dry_run=True, user=request.user)
-            try:
-                report = import_document(data, options, filename=filename)
-            except ImportRulesError as error:
-                form.add_import_error(error)
-            else:
-                tables = preview_tables(report)
-                pending = PendingImport(data, filename, values, tables["counts"])
-                context = _context(
-                    request,
-                    model_admin,
-                    token=stash(request.session, pending),
-                    values=values,
-                    filename=filename,
-                    **describe(values),
-                    **tables,
-                )
-                return render(request, PREVIEW_TEMPLATE, context)
+            # A preview nobody imported or cancelled for a day: its bytes are dropped.
+            ImportJob.objects.filter(
+                user=request.user, state=ImportJob.State.PREVIEWED, updated_at__lt=timezone.now() - ABANDONED_AFTER
+            ).update(state=ImportJob.State.CANCELLED, data=b"")
+            values = {**form.import_values(), "ui_language": get_language()}  # the preview's words
+            job = ImportJob(user=request.user, filename=filename or "", values=values)
+            job.document = data
+            job.save()
+            if job.size > PREVIEW_INLINE_BYTES:
+                _enqueue(job, ImportJob.State.PREVIEWING, preview_import)
+                return redirect("admin:rules_entry_import_job", job=job.pk)
+            job.queued_at = timezone.now()
+            job.save(update_fields=["queued_at"])
+            preview_import.call(job.pk)  # a dry run writes nothing: quick for a small one
+            job.refresh_from_db()
+            if job.state != ImportJob.State.FAILED:
+                return redirect("admin:rules_entry_import_job", job=job.pk)
+            # Refused: said on the form, which still holds the moderator's choices.
+            form.add_error(None, line_text(job.error, job.result.get("line")))
+            job.delete()
     else:
         form = ImportForm(can_delete=can_delete, **scope)
     adminform = helpers.AdminForm(form, form.fieldsets, prepopulated_fields={})
@@ -461,60 +449,67 @@ def import_view(request, model_admin):
     return render(request, FORM_TEMPLATE, context)
 
 
-def confirm_view(request, model_admin):
-    """Import the previewed bytes for real, or discard them."""
+def job_view(request, model_admin, job):
+    """An import's page: its progress, its preview (Import, Cancel), or what it did."""
     _check_permission(request, model_admin)
-    form_url = reverse("admin:rules_entry_import")
-    if request.method != "POST":
-        return redirect(form_url)
-    pending = take(request.session, request.POST.get("token", ""))
-    if pending is None:
-        messages.error(
-            request, _("This preview has expired or was used already. Upload the document again.")
-        )
-        return redirect(form_url)
-    if "cancel" in request.POST:
-        messages.info(request, _("Import cancelled: nothing was written."))
-        return redirect(form_url)
-    if pending.values["prune"] and not model_admin.has_delete_permission(request):
-        raise PermissionDenied
-    _check_game_scope(request, pending.values)
-    options = build_options(pending.values, dry_run=False, user=request.user)
-    try:
-        report = import_document(pending.data, options, filename=pending.filename)
-    except ImportRulesError as error:  # the database changed since the preview
-        message = gettext("Nothing was imported: %(message)s") % {"message": error_text(error)}
-        messages.error(request, message)
-        return redirect(form_url)
-    numbers = counts(report)
-    game = Game.objects.filter(slug=pending.values["game"]).first()
-    messages.success(
+    job = ImportJob.objects.filter(pk=job).first()
+    if job is None or (job.user_id != request.user.pk and not request.user.is_superuser):
+        raise Http404("No such import")
+    if request.method == "POST":
+        return _decide(request, model_admin, job)
+    context = _context(
         request,
-        gettext("Imported “%(source)s” into %(game)s: %(summary)s")
-        % {
-            "source": pending.values["source_title"],
-            "game": game.name if game else pending.values["game"],
-            "summary": summary_text(numbers),
-        },
+        model_admin,
+        job=job,
+        values=job.values,
+        filename=job.filename,
+        stage_label=gettext(STAGES[job.stage]) if job.stage in STAGES else "",
+        refresh=REFRESH_SECONDS if job.running else None,
+        waiting=job.waiting_seconds(),
+        error=line_text(job.error, job.result.get("line")) if job.state == ImportJob.State.FAILED else "",
+        changelist=_changelist(job.values["game"]),
+        **describe(job.values),
     )
-    if numbers != pending.counts:
-        messages.warning(
-            request,
-            _(
-                "The result differs from the preview: someone changed these items in the "
-                "meantime. Check them below."
-            ),
-        )
+    if job.state == ImportJob.State.PREVIEWED:
+        context.update(preview_tables(report_of(job.preview)))
+    elif job.state == ImportJob.State.DONE:
+        context["summary"] = summary_text(counts(report_of(job.result)))
+        if counts(report_of(job.result)) != counts(report_of(job.preview)):
+            context["differs"] = True
+    return render(request, JOB_TEMPLATE, context)
+
+
+def _decide(request, model_admin, job: ImportJob):
+    """The moderator's answer to a preview: Import or Cancel."""
+    page = redirect("admin:rules_entry_import_job", job=job.pk)
+    if job.state != ImportJob.State.PREVIEWED:
+        messages.error(request, _("This preview has expired or was used already. Upload the document again."))
+        return page
+    if "cancel" in request.POST:
+        job.state, job.data = ImportJob.State.CANCELLED, b""
+        job.save(update_fields=["state", "data", "updated_at"])
+        messages.info(request, _("Import cancelled: nothing was written."))
+        return redirect("admin:rules_entry_import")
+    if job.values["prune"] and not model_admin.has_delete_permission(request):
+        raise PermissionDenied
+    _check_game_scope(request, job.values)
+    _enqueue(job, ImportJob.State.IMPORTING, run_import)
+    return page
+
+
+def _changelist(game_slug: str) -> str:
     changelist = reverse("admin:rules_entry_changelist")
-    return redirect(f"{changelist}?game__id__exact={game.pk}" if game else changelist)
+    game = Game.objects.filter(slug=game_slug).values_list("pk", flat=True).first()
+    return f"{changelist}?game__id__exact={game}" if game else changelist
 
 
 def import_urls(model_admin) -> list:
     """URLs for EntryAdmin.get_urls(); admin_view() requires a logged-in staff member."""
+
     def wrap(view):
         return model_admin.admin_site.admin_view(partial(view, model_admin=model_admin))
 
     return [
         path("import/", wrap(import_view), name="rules_entry_import"),
-        path("import/confirm/", wrap(confirm_view), name="rules_entry_import_confirm"),
+        path("import/<int:job>/", wrap(job_view), name="rules_entry_import_job"),
     ]

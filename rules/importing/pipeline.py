@@ -142,6 +142,8 @@ def import_document(
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
+    if options.progress is not None:
+        options.progress("reading")
     document = read_document(data, options.language, filename)
     if document.format == "json":
         report = import_canonical(document.text, options)
@@ -158,6 +160,8 @@ def import_document(
         raise ImportRulesError(
             f"the page {options.page[:40]!r}… is too long (32 characters at most)"
         )
+    if options.progress is not None:
+        options.progress("parsing")
     parsed = parse_document(
         document.text,
         options,

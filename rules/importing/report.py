@@ -39,6 +39,7 @@ class Outcome:
     slug: str = ""
     # For "updated": field name → (before, after), both as text, for a reviewer's diff.
     changes: dict[str, tuple[str, str]] = field(default_factory=dict)
+    text: str = ""  # for "created": its text (body, corrected text, answer), for the preview
 
 
 @dataclass

@@ -84,6 +84,7 @@ BATCH = 500
 # Rows per transaction of a large import (row_writer): about half a second of writing.
 COMMIT_EVERY = 1000
 MODELS = {"entry": Entry, "erratum": Erratum, "question": Question}
+TEXT_FIELD = {"entry": "body", "erratum": "corrected_text", "question": "answer"}  # shown in a preview
 TYPES = {model: type_ for type_, model in MODELS.items()}
 # The order rows are pruned in: what points at entries first, then entries.
 DELETE_ORDER = ("question", "erratum", "entry", "source")
@@ -303,7 +304,7 @@ class RowWriter:
         for row in parents_first(rows, lambda row: row.parent):
             if row.obj is None:
                 row.obj = model(game=game, language=row.language, slug=row.slug, **row.defaults, **row.wanted())
-                row.outcome = Outcome(type_, row.title, "created", row.slug)
+                row.outcome = Outcome(type_, row.title, "created", row.slug, text=row.values.get(TEXT_FIELD[type_], ""))
                 continue
             obj, values = row.obj, row.wanted()
             changes = changes_of(obj, values)
@@ -336,7 +337,7 @@ class RowWriter:
             ]
             for row, obj in zip(level, self._create(model, objs), strict=True):
                 row.obj = obj
-                row.outcome = Outcome(type_, row.title, "created", row.slug)
+                row.outcome = Outcome(type_, row.title, "created", row.slug, text=row.values.get(TEXT_FIELD[type_], ""))
 
         updates: list[tuple[object, list[str]]] = []
         quiet: list = []

@@ -90,6 +90,8 @@ def write_items(items: list[ParsedItem], options: ImportOptions, report: ImportR
         size=len(items),
         progress=options.progress,
     ) as writer:
+        if options.progress is not None:
+            options.progress("planning" if options.dry_run else "writing", 0, len(items))
         game = _game(writer, options)
         source = _source(writer, game, options)
         document = _Document(game, source, options, report)
