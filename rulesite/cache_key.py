@@ -42,7 +42,7 @@ PAGE_VIEWS = "-"  # the media type of a page, a feed, a sitemap: one representat
 
 @dataclass(frozen=True)
 class Representation:
-    params: tuple[str, ...]  # the query parameters the view reads, sorted
+    params: tuple[str, ...]  # the query parameters the view reads, in a fixed order
     media: str  # what the API negotiated, or PAGE_VIEWS
 
 
@@ -55,8 +55,8 @@ def describe(request) -> Representation | None:
         return None
     view = match.func
     params = getattr(view, "public_params", None)
-    if params is not None:
-        return Representation(tuple(sorted(params)), PAGE_VIEWS)
+    if params is not None:  # in the order the view declares them (its links' order)
+        return Representation(tuple(params), PAGE_VIEWS)
     view_class = getattr(view, "cls", None)
     if view_class is None or not issubclass(view_class, APIView):
         return None

@@ -55,3 +55,13 @@ def sitemap_documents(client) -> list[bytes]:
         assert response.status_code == 200, (location.text, response.status_code)
         documents.append(content_of(response))
     return documents
+
+
+def goto_built(page, url: str):
+    """A Playwright page's ``goto`` that, finding a file being prepared (503), runs the
+    worker and goes again: as a reader who waits for the page to reload itself."""
+    response = page.goto(url)
+    if response is not None and response.status == 503:
+        run_background_tasks()
+        response = page.goto(url)
+    return response

@@ -13,6 +13,7 @@ from axe_playwright_python.sync_playwright import Axe
 from django.conf import settings
 
 from tests.browser.reading import build_reading_game
+from tests.builds import goto_built
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -44,7 +45,7 @@ def test_every_page_has_no_axe_violation(live_server, browser, language, scheme,
     checked = 0
     try:
         for name, (path, status) in reading.pages(language).items():
-            response = page.goto(live_server.url + path)
+            response = goto_built(page, live_server.url + path)
             assert response.status == status, path
             assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") == (scheme == "dark")
             # FAQ answers folded in <details> are checked open too.

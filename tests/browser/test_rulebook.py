@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 from pypdf import PdfReader
 
 from rules.models import Entry, Source
+from tests.builds import goto_built, run_background_tasks
 from tests.factories import make_entry, make_erratum, make_game, make_source
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -154,7 +155,7 @@ def test_a_deep_link_opens_the_page_at_its_rule_and_search_uses_it(live_server, 
 
 def test_the_booklet_on_screen_and_on_paper(live_server, game, sized, save_screenshot, tmp_path):
     size, page, _errors = sized
-    page.goto(f"{live_server.url}/en/games/little-war/print/rules/")
+    goto_built(page, f"{live_server.url}/en/games/little-war/print/rules/")
     expect(page.locator("h1")).to_have_text("Little War Rulebook")
     expect(page.locator(".booklet-print")).to_be_visible()  # the script shows the button
     no_sideways_scroll(page)
@@ -202,11 +203,15 @@ def test_the_booklet_on_screen_and_on_paper(live_server, game, sized, save_scree
 
 def test_the_pdf_link_gives_the_booklet_as_a_pdf(live_server, game, browser, save_screenshot):
     page = browser.new_page(viewport={"width": 1000, "height": 1300})
-    page.goto(f"{live_server.url}/de/games/little-war/print/glossary/")
+    goto_built(page, f"{live_server.url}/de/games/little-war/print/glossary/")
     link = page.get_by_role("link", name="Als PDF herunterladen")
     response = page.request.get(live_server.url + link.get_attribute("href"))
+    if response.status == 503:  # being prepared: the worker builds it (rules.builds)
+        run_background_tasks()
+        response = page.request.get(live_server.url + link.get_attribute("href"))
     assert response.status == 200 and response.headers["content-type"] == "application/pdf"
     body = response.body()
+    goto_built(page, f"{live_server.url}/en/games/little-war/print/rules.pdf")
     page.goto(f"{live_server.url}/en/games/little-war/print/rules.pdf#page=3")  # in Chromium's PDF viewer
     page.wait_for_timeout(1500)
     save_screenshot(page, "booklet-fpdf2-pdf", full_page=False)

@@ -94,7 +94,7 @@ def test_a_batched_import_stores_what_one_transaction_stores(monkeypatch):
     assert [row[5:] for row in stored("zwei")] == [row[5:] for row in stored("eins")]
     assert SearchDocument.objects.filter(game__slug="zwei").count() == 28
     writing = [args for args in heard if args[0] == "writing"]
-    assert [done for _stage, done, _total in writing] == [7, 14, 21, 28, 30]
+    assert [done for _stage, done, _total in writing] == [0, 7, 14, 21, 28, 30]  # started, then each batch
     assert {total for _stage, _done, total in writing} == {30}
 
 
@@ -122,7 +122,7 @@ def test_a_failure_between_batches_keeps_the_batches_before_and_a_rerun_complete
     import_document(glossary(30), options("eins"))
     monkeypatch.setattr(rows_module, "COMMIT_EVERY", 7)
 
-    def fail_after_two(stage, done, total):
+    def fail_after_two(stage, done=0, total=0):
         if stage == "writing" and done >= 14:
             raise RuntimeError("the database went away")
 
