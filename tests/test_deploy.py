@@ -49,6 +49,7 @@ def production_server(tmp_path):
     subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
     port = _free_port()
     server = subprocess.Popen(
+        # The README's command, run from the repository root: gunicorn.conf.py is read from there.
         [python, "-m", "gunicorn", "rulesite.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
         cwd=ROOT,
         env=env,
@@ -85,6 +86,31 @@ def test_gunicorn_serves_pages_and_hashed_static_files(production_server):
     assert response.status == 200
     assert "max-age=315360000" in response.headers["Cache-Control"]
     assert b"--accent" in response.read()
+
+
+def _request_line_status(base: str, length: int) -> tuple[int, str]:
+    """A lookup whose request line ("GET <target> HTTP/1.1") is ``length`` bytes long."""
+    import http.client
+
+    terms = "".join("&term=" + "t" * 160 for _ in range(49))
+    fixed = len("GET /api/v1/entries/lookup/?game=") + len(terms) + len(" HTTP/1.1")
+    target = "/api/v1/entries/lookup/?game=" + "g" * (length - fixed) + terms
+    connection = http.client.HTTPConnection(base.removeprefix("http://"), timeout=30)
+    try:
+        connection.request("GET", target)
+        response = connection.getresponse()
+        return response.status, response.getheader("Content-Type", "")
+    finally:
+        connection.close()
+
+
+def test_the_request_line_limit_is_the_documented_8190_bytes(production_server):
+    """gunicorn.conf.py's limit_request_line: a lookup of 49 long terms (8190 bytes) reaches
+    the API; one byte more is gunicorn's 414, before the site (README, "Settings")."""
+    base, _env = production_server
+    assert _request_line_status(base, 8190) == (200, "application/json")
+    status, content_type = _request_line_status(base, 8191)
+    assert (status, content_type) == (414, "text/html")
 
 
 def test_production_refuses_to_start_without_a_secret_key():
