@@ -113,6 +113,58 @@ def test_the_request_line_limit_is_the_documented_8190_bytes(production_server):
     assert (status, content_type) == (414, "text/html")
 
 
+LONG_TITLE = "🍺" * 290 + " Bar Rule"  # 299 characters, 1,169 bytes of UTF-8
+CONTENT = f"""
+import django
+django.setup()
+from rules.models import Entry, Game
+from rules.querysets import Status
+game = Game.objects.create(slug="tavern-brawl", name="Tavern Brawl")
+Entry.objects.create(game=game, language="en", title={LONG_TITLE!r}, body="Drink responsibly.", status=Status.PUBLISHED)
+"""
+
+
+def _post(base: str, body: bytes) -> tuple[int, dict]:
+    request = urllib.request.Request(
+        base + "/api/v1/entries/lookup/", data=body, method="POST",
+        headers={"Content-Type": "application/json", "Origin": "https://forum.example"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        with error:
+            assert error.headers["Content-Type"] == "application/json"
+            return error.code, json.loads(error.read())
+
+
+def test_a_lookup_of_50_terms_of_300_characters_is_posted_over_http(production_server):
+    """What no request line can carry (50 such terms percent-encode to 180 kB) goes as a
+    POST through gunicorn with gunicorn.conf.py; too large a body is a JSON 413."""
+    base, env = production_server
+    subprocess.run([sys.executable, "-c", CONTENT], cwd=ROOT, env=env, check=True)
+    from rules.api.previews import MAX_BODY_BYTES, PayloadTooLarge
+
+    terms = [LONG_TITLE, *("🎲" * 299 + str(i % 10) for i in range(49))]
+    body = json.dumps({"game": "tavern-brawl", "terms": terms}).encode()
+    assert len(body) > 150_000
+    status, data = _post(base, body)
+    assert status == 200
+    assert [result["term"] for result in data["results"]] == terms
+    assert data["results"][0]["entry"]["title"] == LONG_TITLE
+    assert [result["entry"] for result in data["results"][1:]] == [None] * 49
+
+    status, data = _post(base, b'{"game": "tavern-brawl", "terms": ["x"]}' + b" " * MAX_BODY_BYTES)
+    assert (status, data["detail"]) == (413, PayloadTooLarge.default_detail)
+    status, data = _post(base, b'{"game": "tavern-brawl", "terms": "x"}')
+    assert (status, data["errors"]) == (400, {"terms": ["Must be a list of terms."]})
+
+    # The GET keeps working for what fits in a URL, and is the one cached.
+    with urllib.request.urlopen(base + "/api/v1/entries/lookup/?game=tavern-brawl&term=Nobody+Here", timeout=30) as got:
+        assert got.status == 200 and got.headers["ETag"]
+        assert json.loads(got.read())["results"] == [{"term": "Nobody Here", "entry": None}]
+
+
 def test_production_refuses_to_start_without_a_secret_key():
     env = {k: v for k, v in _clean_environ().items() if k != "DJANGO_SECRET_KEY"}
     env.update({"DJANGO_SETTINGS_MODULE": "rulesite.settings.base", "DJANGO_DEBUG": "0"})
