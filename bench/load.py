@@ -5,8 +5,8 @@
 
 Builds the same content as bench/serve.py (demo content plus a generated glossary with
 cross-references, errata and FAQ) in a throwaway SQLite file or the given empty
-database, and starts gunicorn with production settings (2 sync workers, the default
-per-process cache). Then, for --duration seconds:
+database, and starts gunicorn with production settings (the repository's gunicorn.conf.py,
+the default per-process cache). Then, for --duration seconds:
 
 - --readers threads, each with its own keep-alive connection, request pages and API
   responses one after the other: the entries being edited (so they are read while their
@@ -78,7 +78,7 @@ def main() -> int:
     gunicorn = Path(sys.executable).parent / "gunicorn"
     log = workdir / "gunicorn.log"
     print(f"\n{args.readers} readers and 1 writer for {args.duration} s; gunicorn, "
-          f"{serve.WORKERS} sync workers; load average before: {serve.load_average()}")
+          f"{serve.server_shape(env)}; load average before: {serve.load_average()}")
     with serve.serving(gunicorn, env, log) as base_url:
         reads, writes = run_load(base_url, read_paths, edited, args)
     print(f"load average after: {serve.load_average()}")

@@ -11,7 +11,9 @@ cross-references) imported through the project's own importer as a published gam
 20 errata and 20 FAQ questions for that game whose texts link its entries. Then
 ``collectstatic`` into a temporary static root, so WhiteNoise serves hashed files.
 
-Then it starts gunicorn (2 sync workers on 127.0.0.1, production settings: DEBUG off)
+Then it starts gunicorn with the repository's gunicorn.conf.py (2 gthread workers of 16
+threads by default; ``WEB_CONCURRENCY`` and ``GUNICORN_THREADS`` change them) on
+127.0.0.1, with production settings (DEBUG off)
 once per cache set-up: the default per-process LocMemCache, caching off
 (``DJANGO_CACHE_URL=dummy://``), and each --also-cache-url. In each server run, after a
 short warm-up per URL (2 s of the same load, so both workers' caches are filled),
@@ -62,7 +64,6 @@ and after it, so a busy machine shows).
 
 import argparse
 import contextlib
-import functools
 import http.client
 import io
 import json
@@ -70,6 +71,7 @@ import math
 import os
 import random
 import re
+import runpy
 import shutil
 import signal
 import socket
@@ -90,7 +92,7 @@ GAME_SLUG = "benchmark-game"
 GAME_NAME = "Benchmark Game"
 DEMO_ENTRY = "Besitz und Kontrolle"  # German, in the demo's Marvel Champions glossary
 EXTRA_ITEMS = 20  # errata, and FAQ questions, for the generated game
-WORKERS = 2
+GUNICORN_CONFIG = ROOT / "gunicorn.conf.py"
 CONNECTIONS = 8
 # wrk's default (2 s) would drop slower responses from the latencies as socket errors.
 WRK_TIMEOUT = 30
@@ -448,7 +450,7 @@ def load_server(
         env["DJANGO_CACHE_URL"] = run.cache_url
     log = workdir / f"gunicorn-{len(list(workdir.glob('gunicorn-*.log')))}.log"
     cache = run.cache_url or "unset (per-process LocMemCache)"
-    print(f"\nserver run: DJANGO_CACHE_URL {cache}; gunicorn, {WORKERS} sync workers ({log.name})")
+    print(f"\nserver run: DJANGO_CACHE_URL {cache}; gunicorn, {server_shape(env)} ({log.name})")
     # The static file once more at the end: the baseline is the mean of both, and the two
     # show whether the machine's speed drifted during the run (other work on it).
     pages = [*args.pages, STATIC_AGAIN] if "static" in args.pages else list(args.pages)
@@ -488,15 +490,15 @@ def server_errors(log_path: Path) -> Counter:
 def serving(
     gunicorn: Path, env: dict[str, str], log_path: Path, options: tuple[str, ...] = ()
 ) -> Iterator[str]:
-    """Run gunicorn in its own process group; stop the whole group however we leave."""
+    """Run gunicorn with the repository's gunicorn.conf.py (as production does; only the
+    address is ours, and ``options``) in its own process group; stop the whole group
+    however we leave."""
     port = free_port()
     command = [
         str(gunicorn),
+        f"--config={GUNICORN_CONFIG}",
         "rulesite.wsgi:application",
-        f"--workers={WORKERS}",
-        "--worker-class=sync",
         f"--bind=127.0.0.1:{port}",
-        *control_socket_off(gunicorn),
         *options,
     ]
     with open(log_path, "wb") as log:
@@ -511,11 +513,16 @@ def serving(
         stop(process)
 
 
-@functools.cache
-def control_socket_off(gunicorn: Path) -> list[str]:
-    """Gunicorn 25+ opens a control socket at one fixed path per user: not for a benchmark."""
-    options = subprocess.run([str(gunicorn), "--help"], capture_output=True, text=True).stdout
-    return ["--no-control-socket"] if "--no-control-socket" in options else []
+def server_shape(env: dict[str, str]) -> str:
+    """What gunicorn.conf.py starts in this environment: "2 gthread workers × 16 threads"."""
+    saved = dict(os.environ)
+    os.environ.update(env)
+    try:
+        config = runpy.run_path(str(GUNICORN_CONFIG))
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return f"{config['workers']} {config['worker_class']} workers × {config['threads']} threads (gunicorn.conf.py)"
 
 
 def free_port() -> int:
@@ -633,7 +640,7 @@ def print_table(
         print(f"  {name:<11} {path}")
     print(
         f"\nwrk -t1 -c{CONNECTIONS} -d{duration}s --latency, "
-        f"gunicorn with {WORKERS} sync workers."
+        f"gunicorn, {server_shape(dict(os.environ))}."
         "\n× static: req/s over the static file's in the same server run (the mean of its"
         " measurements at the start and at the end)."
     )

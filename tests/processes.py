@@ -28,6 +28,7 @@ import pytest
 from tests.admin.forms import _FormFields
 
 ROOT = Path(__file__).resolve().parent.parent
+GUNICORN_CONFIG = ROOT / "gunicorn.conf.py"
 PYTHON = sys.executable
 HOST = "localhost"  # one Host header for both servers, as behind one proxy: one shared key
 TIMEOUT = 10  # seconds for one HTTP request
@@ -200,10 +201,10 @@ class Server:
         self.name, self.port, self.process, self.log = name, port, process, log
         self.base = f"http://127.0.0.1:{port}"
 
-    def get(self, path: str, **headers: str) -> Response:
+    def get(self, path: str, timeout: float = TIMEOUT, **headers: str) -> Response:
         request = urllib.request.Request(self.base + path, headers={"Host": HOST, **headers})
         try:
-            with OPENER.open(request, timeout=TIMEOUT) as response:
+            with OPENER.open(request, timeout=timeout) as response:
                 return Response(response.status, response.headers, response.read())
         except urllib.error.HTTPError as error:  # 3xx (not followed), 304, 4xx, 5xx
             with error:
@@ -222,14 +223,17 @@ class Server:
                 time.sleep(0.05)
 
 
-def start_gunicorn(name: str, env: dict[str, str], log: Path, workers: int = 1) -> "Server":
-    """A gunicorn server of the site on a free loopback port (not yet waited for)."""
+def start_gunicorn(
+    name: str, env: dict[str, str], log: Path, workers: int = 1, options: tuple[str, ...] = ()
+) -> "Server":
+    """A gunicorn server of the site on a free loopback port (not yet waited for), with
+    the repository's gunicorn.conf.py as production has it; only the address, the
+    number of workers, a quick stop (5 s) and ``options`` differ."""
     port = free_port()
     with open(log, "wb") as output:
         process = subprocess.Popen(
-            [PYTHON, "-m", "gunicorn", "rulesite.wsgi:application",
-             "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--worker-class", "sync",
-             "--timeout", "60", "--graceful-timeout", "5", "--no-control-socket"],
+            [PYTHON, "-m", "gunicorn", "-c", str(GUNICORN_CONFIG), "rulesite.wsgi:application",
+             "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--graceful-timeout", "5", *options],
             cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
         )
     return Server(name, port, process, log)

@@ -107,7 +107,7 @@ def cache(request, tmp_path):
 
 @pytest.fixture
 def servers(shared, cache, tmp_path):
-    """Two gunicorn servers, one sync worker each, on the shared database and cache."""
+    """Two gunicorn servers, one worker each (gunicorn.conf.py), on the shared database and cache."""
     _db, env = shared
     cache_url, _client = cache
     env = {**env, **({"DJANGO_CACHE_URL": cache_url} if cache_url else {})}

@@ -49,6 +49,7 @@ def production_server(tmp_path):
     subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
     port = _free_port()
     server = subprocess.Popen(
+        # The README's command, run from the repository root: gunicorn.conf.py is read from there.
         [python, "-m", "gunicorn", "rulesite.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
         cwd=ROOT,
         env=env,
@@ -85,6 +86,83 @@ def test_gunicorn_serves_pages_and_hashed_static_files(production_server):
     assert response.status == 200
     assert "max-age=315360000" in response.headers["Cache-Control"]
     assert b"--accent" in response.read()
+
+
+def _request_line_status(base: str, length: int) -> tuple[int, str]:
+    """A lookup whose request line ("GET <target> HTTP/1.1") is ``length`` bytes long."""
+    import http.client
+
+    terms = "".join("&term=" + "t" * 160 for _ in range(49))
+    fixed = len("GET /api/v1/entries/lookup/?game=") + len(terms) + len(" HTTP/1.1")
+    target = "/api/v1/entries/lookup/?game=" + "g" * (length - fixed) + terms
+    connection = http.client.HTTPConnection(base.removeprefix("http://"), timeout=30)
+    try:
+        connection.request("GET", target)
+        response = connection.getresponse()
+        return response.status, response.getheader("Content-Type", "")
+    finally:
+        connection.close()
+
+
+def test_the_request_line_limit_is_the_documented_8190_bytes(production_server):
+    """gunicorn.conf.py's limit_request_line: a lookup of 49 long terms (8190 bytes) reaches
+    the API; one byte more is gunicorn's 414, before the site (README, "Settings")."""
+    base, _env = production_server
+    assert _request_line_status(base, 8190) == (200, "application/json")
+    status, content_type = _request_line_status(base, 8191)
+    assert (status, content_type) == (414, "text/html")
+
+
+LONG_TITLE = "🍺" * 290 + " Bar Rule"  # 299 characters, 1,169 bytes of UTF-8
+CONTENT = f"""
+import django
+django.setup()
+from rules.models import Entry, Game
+from rules.querysets import Status
+game = Game.objects.create(slug="tavern-brawl", name="Tavern Brawl")
+Entry.objects.create(game=game, language="en", title={LONG_TITLE!r}, body="Drink responsibly.", status=Status.PUBLISHED)
+"""
+
+
+def _post(base: str, body: bytes) -> tuple[int, dict]:
+    request = urllib.request.Request(
+        base + "/api/v1/entries/lookup/", data=body, method="POST",
+        headers={"Content-Type": "application/json", "Origin": "https://forum.example"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        with error:
+            assert error.headers["Content-Type"] == "application/json"
+            return error.code, json.loads(error.read())
+
+
+def test_a_lookup_of_50_terms_of_300_characters_is_posted_over_http(production_server):
+    """What no request line can carry (50 such terms percent-encode to 180 kB) goes as a
+    POST through gunicorn with gunicorn.conf.py; too large a body is a JSON 413."""
+    base, env = production_server
+    subprocess.run([sys.executable, "-c", CONTENT], cwd=ROOT, env=env, check=True)
+    from rules.api.previews import MAX_BODY_BYTES, PayloadTooLarge
+
+    terms = [LONG_TITLE, *("🎲" * 299 + str(i % 10) for i in range(49))]
+    body = json.dumps({"game": "tavern-brawl", "terms": terms}).encode()
+    assert len(body) > 150_000
+    status, data = _post(base, body)
+    assert status == 200
+    assert [result["term"] for result in data["results"]] == terms
+    assert data["results"][0]["entry"]["title"] == LONG_TITLE
+    assert [result["entry"] for result in data["results"][1:]] == [None] * 49
+
+    status, data = _post(base, b'{"game": "tavern-brawl", "terms": ["x"]}' + b" " * MAX_BODY_BYTES)
+    assert (status, data["detail"]) == (413, PayloadTooLarge.default_detail)
+    status, data = _post(base, b'{"game": "tavern-brawl", "terms": "x"}')
+    assert (status, data["errors"]) == (400, {"terms": ["Must be a list of terms."]})
+
+    # The GET keeps working for what fits in a URL, and is the one cached.
+    with urllib.request.urlopen(base + "/api/v1/entries/lookup/?game=tavern-brawl&term=Nobody+Here", timeout=30) as got:
+        assert got.status == 200 and got.headers["ETag"]
+        assert json.loads(got.read())["results"] == [{"term": "Nobody Here", "entry": None}]
 
 
 def test_production_refuses_to_start_without_a_secret_key():

@@ -7,21 +7,28 @@
   written on another site names, for up to ``MAX_TERMS`` terms at once (one request per
   game and page for the embed script). Always 200: a term naming no entry, or a game
   we do not know, is an answer (``entry: null``), not an error.
+- ``POST /api/v1/entries/lookup/`` with ``{"game", "terms", "language"}`` as JSON: the
+  same lookup and answer, for lists whose URL would not fit in the server's request
+  line (8190 bytes, gunicorn.conf.py): 50 terms of 300 characters percent-encode to up
+  to 180 kB. A body over ``MAX_BODY_BYTES`` is a 413 before it is read.
 
 Both answer with the same preview (``PreviewSerializer``): title, number, language,
 game, the first lines as plain text, the page and the API URL. They are thin: the
 finding is ``rules.previews``. Like every API GET they are cached whole, with ETag and
-Last-Modified (``rulesite.response_cache``), and readable from any origin (CORS on
-``/api/``, ``DJANGO_CORS_ALLOWED_ORIGINS`` narrows it for the whole API).
+Last-Modified (``rulesite.response_cache``; a POST is not cached), and readable from any
+origin (CORS on ``/api/``, ``DJANGO_CORS_ALLOWED_ORIGINS`` narrows it for the whole API).
+A cross-origin JSON POST needs no more than that: POST is a CORS-safelisted method, so a
+browser's preflight asks only for the ``Content-Type`` header, which django-cors-headers
+allows by default; every other API URL answers a POST with 405.
 """
 
 import re
 
 from django.core.validators import ProhibitNullCharactersValidator
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import serializers, status
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import APIException, NotFound, ParseError, ValidationError
 from rest_framework.response import Response
 
 from rules.anchors import RULE_ID
@@ -29,7 +36,7 @@ from rules.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
 from rules.previews import EXCERPT_LENGTH, MAX_TERMS, Preview, preview_by_slug, previews_by_term
 
 from .filters import EMPTY_VALUE, one_of
-from .schema import text_parameter
+from .schema import ErrorSerializer, text_parameter
 from .serializers import links
 
 GAME_SLUG_LENGTH = 100  # Game.slug
@@ -38,6 +45,9 @@ SLUG_LENGTH = 200  # Entry.slug
 TERM_LENGTH = 300  # Entry.title
 NOT_EMPTY = "Must not be empty."
 NO_ENTRY = "No published entry at this address."
+# The largest lookup body: 50 terms of 300 characters, each character as JSON's
+# "\ud83d\ude00" (12 bytes), is 181 kB; 256 KiB leaves room for any encoder's spacing.
+MAX_BODY_BYTES = 256 * 1024
 
 
 class PreviewSerializer(serializers.Serializer):
@@ -167,25 +177,108 @@ def checked(serializer_class, request) -> dict:
     return params.validated_data
 
 
-def checked_terms(request) -> list[str]:
-    """Every ``term`` given: 1 to MAX_TERMS, each not empty, not too long, no NUL byte.
-    Messages name the term by its place, so the 400's ``errors`` stays one list."""
-    terms = request.query_params.getlist("term")
+def term_problems(terms: list) -> list[str]:
+    """What is wrong with a list of terms: 1 to MAX_TERMS, each text, not empty, not too
+    long, no NUL byte. Messages name a term by its place, so the 400's ``errors`` stays
+    one list per parameter or field."""
     if not terms:
-        raise ValidationError({"term": ["This parameter is required: one or more terms."]})
+        return ["Required: one or more terms."]
     if len(terms) > MAX_TERMS:
-        raise ValidationError({"term": [f"At most {MAX_TERMS} terms."]})
+        return [f"At most {MAX_TERMS} terms."]
     problems = []
     for place, term in enumerate(terms, 1):
-        if term == "":
+        if not isinstance(term, str):
+            problems.append(f"Term {place}: Must be text.")
+        elif term == "":
             problems.append(f"Term {place}: {NOT_EMPTY}")
         elif len(term) > TERM_LENGTH:
             problems.append(f"Term {place}: Must be at most {TERM_LENGTH} characters.")
         elif "\x00" in term:
             problems.append(f"Term {place}: {ProhibitNullCharactersValidator.message}")
+    return problems
+
+
+def checked_terms(request) -> list[str]:
+    """Every ``term`` of the query string (see ``term_problems``)."""
+    terms = request.query_params.getlist("term")
+    if not terms:
+        raise ValidationError({"term": ["This parameter is required: one or more terms."]})
+    problems = term_problems(terms)
     if problems:
         raise ValidationError({"term": problems})
     return terms
+
+
+class PayloadTooLarge(APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = (
+        f"The request body is over {MAX_BODY_BYTES} bytes: at most {MAX_TERMS} terms of "
+        f"{TERM_LENGTH} characters are looked up at once."
+    )
+    default_code = "payload_too_large"
+
+
+@extend_schema_field({"type": "array", "items": text_parameter(TERM_LENGTH), "minItems": 1, "maxItems": MAX_TERMS})
+class TermsField(serializers.Field):
+    """The body's ``terms``: a list checked as the query's ``term`` (``term_problems``)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, list):
+            raise ValidationError(["Must be a list of terms."])
+        problems = term_problems(data)
+        if problems:
+            raise ValidationError(problems)
+        return data
+
+
+@extend_schema_field(text_parameter(GAME_NAME_LENGTH))
+class GameNameField(serializers.CharField):
+    """Text only: DRF would take the number 0 as "0"."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class LookupBody(serializers.Serializer):
+    """The JSON body of a lookup's POST: the GET's parameters, ``terms`` a list."""
+
+    game = GameNameField(
+        max_length=GAME_NAME_LENGTH,
+        trim_whitespace=False,
+        help_text="The game's slug, or its name in any language.",
+        error_messages={
+            "blank": NOT_EMPTY,
+            "max_length": f"Must be at most {GAME_NAME_LENGTH} characters.",
+            "invalid": "Must be text.",
+        },
+    )
+    terms = TermsField(help_text=f"Titles or aliases, up to {MAX_TERMS}.")
+    # Left out when not given (no default, which the schema's enum would not hold).
+    language = ChoiceField(
+        choices=CONTENT_LANGUAGES,
+        required=False,
+        help_text="The reader's language, as for the GET.",
+        error_messages={"invalid_choice": one_of(CONTENT_LANGUAGE_CODES), "blank": EMPTY_VALUE},
+    )
+
+
+def checked_body(request) -> dict:
+    """A POSTed lookup's fields: 413 over MAX_BODY_BYTES (before reading it), 400 for a
+    body that is not a JSON object or names a bad field (each named), 415 for another
+    media type (DRF's parser)."""
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    if length > MAX_BODY_BYTES:
+        raise PayloadTooLarge()
+    if not isinstance(request.data, dict):
+        raise ParseError('The body must be a JSON object: {"game": …, "terms": […], "language": …}.')
+    body = LookupBody(data=request.data)
+    body.is_valid(raise_exception=True)
+    return body.validated_data
 
 
 class EntryPreviewActions:
@@ -238,11 +331,14 @@ class EntryPreviewActions:
         return Response(PreviewSerializer(found, context={"request": request}).data)
 
     @extend_schema(
+        methods=["GET"],
         summary="Look up entries by title or alias",
         description="For each term, the preview of the published entry of the game whose "
         "title, else alias, it is (case, Unicode forms and surrounding punctuation aside, as "
         "[[Term]] links resolve; then with diacritics folded), or null. For "
-        "[[Game: Term]] written on other sites (the embed script). Always 200.",
+        "[[Game: Term]] written on other sites (the embed script). Always 200. The whole "
+        "request line must fit in the server's 8190 bytes (else 414): POST the same lookup "
+        "when the terms are many or long.",
         parameters=[
             OpenApiParameter(
                 "game",
@@ -275,20 +371,43 @@ class EntryPreviewActions:
         ],
         responses=LookupResponseSerializer,
     )
-    @action(detail=False, methods=["get"], filter_backends=[], pagination_class=None)
+    @extend_schema(
+        methods=["POST"],
+        summary="Look up entries by title or alias (many or long terms)",
+        description="The GET's lookup with its parameters in a JSON body (`terms` a list), "
+        "for lists whose URL would be too long: up to 50 terms of 300 characters, a body "
+        f"of at most {MAX_BODY_BYTES} bytes. The same answer; not cached. Allowed from any "
+        "origin, like the GET.",
+        request=LookupBody,
+        responses={
+            200: LookupResponseSerializer,
+            400: OpenApiResponse(
+                ErrorSerializer,
+                description="The body is not a JSON object, or a field is invalid: `errors` "
+                "names each with its messages.",
+            ),
+            413: OpenApiResponse(ErrorSerializer, description=f"The body is over {MAX_BODY_BYTES} bytes."),
+            415: OpenApiResponse(ErrorSerializer, description="The body is not `application/json`."),
+        },
+    )
+    @action(detail=False, methods=["get", "post"], filter_backends=[], pagination_class=None)
     def lookup(self, request):
-        # Every bad parameter is named at once, the terms' too.
-        params, errors = LookupParameters(data=request.query_params.dict()), {}
-        if not params.is_valid():
-            errors.update(params.errors)
-        try:
-            terms = checked_terms(request)
-        except ValidationError as error:
-            errors.update(error.detail)
-        if errors:
-            raise ValidationError(errors)
-        params = params.validated_data
-        game, previews = previews_by_term(params["game"], terms, params["language"] or None)
+        if request.method == "POST":
+            body = checked_body(request)
+            game, terms, language = body["game"], body["terms"], body.get("language")
+        else:
+            # Every bad parameter is named at once, the terms' too.
+            params, errors = LookupParameters(data=request.query_params.dict()), {}
+            if not params.is_valid():
+                errors.update(params.errors)
+            try:
+                terms = checked_terms(request)
+            except ValidationError as error:
+                errors.update(error.detail)
+            if errors:
+                raise ValidationError(errors)
+            game, language = params.validated_data["game"], params.validated_data["language"]
+        game, previews = previews_by_term(game, terms, language or None)
         context = {"request": request}
         results = [
             {

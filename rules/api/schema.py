@@ -7,7 +7,8 @@ points (never a hand-written schema):
 - ``AutoSchema`` (the ``DEFAULT_SCHEMA_CLASS``) documents the two errors every
   operation can answer, with their JSON shape (``Error``): 400 for an invalid or empty
   query parameter (``errors`` names each one; detail views run the filters too) and 404
-  for an unknown item or a page past the last one.
+  for an unknown item or a page past the last one; and the server's own 414 (HTML) for
+  a request line over gunicorn.conf.py's 8190 bytes.
 - ``StrictFilterExtension`` gives the text filters their bounds (``minLength: 1``, the
   maximum length, no NUL byte), read from the filters themselves (``rules.api.filters``);
   choices, booleans and dates already have theirs (an enum, ``boolean``, ``date-time``).
@@ -43,7 +44,7 @@ class ErrorSerializer(serializers.Serializer):
     errors = serializers.DictField(
         child=serializers.ListField(child=serializers.CharField()),
         required=False,
-        help_text="400 only: each invalid query parameter and its messages.",
+        help_text="400 only: each invalid query parameter (or field of a POSTed body) and its messages.",
     )
 
 
@@ -59,6 +60,16 @@ ERROR_RESPONSES = {
 }
 
 
+# Not the API's answer but the server's (gunicorn.conf.py's limit_request_line), for any
+# URL: documented, so that a client knows it and what to do instead.
+URI_TOO_LONG = {
+    "description": "The request line (method, path and query, percent-encoded) is over 8190 "
+    "bytes: refused by the server before the API, with a short HTML page, not JSON. Send a "
+    "long lookup as a POST.",
+    "content": {"text/html": {"schema": {"type": "string"}}},
+}
+
+
 class AutoSchema(SpectacularAutoSchema):
     def get_operation(self, *args, **kwargs):
         operation = super().get_operation(*args, **kwargs)
@@ -70,6 +81,7 @@ class AutoSchema(SpectacularAutoSchema):
         for code, response in ERROR_RESPONSES.items():
             if str(code) not in responses:
                 responses[str(code)] = self._get_response_for_code(response, str(code))
+        responses.setdefault("414", URI_TOO_LONG)
         return operation
 
 

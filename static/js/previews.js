@@ -21,9 +21,9 @@
  *
  * Anywhere else (the embed; README "Embedding previews"), the script also turns
  * [[Game: Term]] and [[Game: Term|shown text]] written in the page's text into links to
- * our entries (one lookup per game for the whole page), and previews every link to an
- * entry of ours. A term we do not know, or an API that does not answer, leaves the text
- * as it was. Options are data- attributes of the script tag: data-game (the game of a
+ * our entries (one lookup per game and 50 terms for the whole page: a GET, or a POST
+ * when the URL would be long), and previews every link to an entry of ours. A term we
+ * do not know, or an API that does not answer, leaves the text as it was. Options are data- attributes of the script tag: data-game (the game of a
  * plain [[Term]]), data-language (else the page's lang), data-label-open.
  *
  * The styles are the script's own (one constructed stylesheet, no file and no <style>
@@ -41,6 +41,10 @@
   var HOVER_DELAY = 300; // ms resting on a link before its preview opens
   var HIDE_DELAY = 300; // ms after the pointer leaves before it closes
   var MAX_TERMS = 50; // per lookup (the API's limit)
+  // A lookup's GET URL up to this many characters; a longer one is POSTed instead (the
+  // server refuses request lines over 8190 bytes, and some proxies far less). The GET is
+  // kept for short lookups: it is cached and revalidated, a POST is not.
+  var MAX_GET_URL = 2000;
   var LANGUAGES = ["en", "de", "pl", "nl", "fr", "es", "it"];
   var ENTRY_PATH = /^\/([a-z]{2})\/games\/([^\/]+)\/rules\/([^\/]+)\/$/;
   var RULE = /^\d{1,4}(?:\.\d{1,4})*[a-z]?$/;
@@ -100,8 +104,11 @@
     return entryAddress(link) ? link : null;
   }
 
-  function getJSON(url) {
-    return fetch(url, { headers: { Accept: "application/json" } }).then(function (response) {
+  function getJSON(url, options) {
+    options = options || {};
+    options.headers = { Accept: "application/json" };
+    if (options.body) options.headers["Content-Type"] = "application/json";
+    return fetch(url, options).then(function (response) {
       return response.ok ? response.json() : null;
     });
   }
@@ -417,7 +424,16 @@
       params.append("term", term);
     });
     if (language) params.set("language", language);
-    return getJSON(api + "lookup/?" + params.toString()).catch(function () {
+    var url = api + "lookup/?" + params.toString();
+    var asked;
+    if (url.length <= MAX_GET_URL) {
+      asked = getJSON(url);
+    } else {
+      var body = { game: game, terms: terms };
+      if (language) body.language = language;
+      asked = getJSON(api + "lookup/", { method: "POST", body: JSON.stringify(body) });
+    }
+    return asked.catch(function () {
       return null; // the API did not answer: the text stays as written
     });
   }

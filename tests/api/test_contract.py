@@ -199,7 +199,7 @@ def test_an_empty_page_is_404_not_page_one(client, world, url):
 
 def test_every_operation_documents_400_and_404_as_json_errors(schema):
     operations = [(path, op) for path, item in schema["paths"].items() for op in item.values()]
-    assert len(operations) == 14
+    assert len(operations) == 15  # 14 GETs, and the lookup's POST
     for path, operation in operations:
         for code in ("400", "404"):
             response = operation["responses"].get(code)
@@ -207,6 +207,8 @@ def test_every_operation_documents_400_and_404_as_json_errors(schema):
             assert response["content"]["application/json"]["schema"] == {
                 "$ref": "#/components/schemas/Error"
             }, path
+        # and the server's own 414 (gunicorn.conf.py), which is HTML
+        assert operation["responses"]["414"]["content"].keys() == {"text/html"}, path
     error = schema["components"]["schemas"]["Error"]
     assert error["required"] == ["detail"]
     assert set(error["properties"]) == {"detail", "errors"}

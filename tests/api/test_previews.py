@@ -1,11 +1,13 @@
 """Entry previews: /api/v1/entries/preview/ (by page address) and /api/v1/entries/lookup/
 (by title or alias, for [[Game: Term]] on other sites)."""
 
+import json
 from http import HTTPStatus
 from urllib.parse import urlencode
 
 import pytest
 
+from rules.api.previews import MAX_BODY_BYTES
 from rules.models import Entry
 from rules.previews import EXCERPT_LENGTH, HTML_HEAD, MAX_TERMS, excerpt
 from rules.querysets import Status
@@ -247,6 +249,116 @@ def test_bad_lookup_parameters_are_a_json_400(client, tavern, query, errors):
     assert data["errors"] == errors
 
 
+# --- the lookup as a POST: the same answer, for lists a URL cannot carry -------------------
+
+
+def post_lookup(client, body, status=HTTPStatus.OK, content_type="application/json", **extra):
+    data = body if isinstance(body, str) else json.dumps(body)
+    response = client.post(LOOKUP, data=data, content_type=content_type, **extra)
+    assert response.status_code == status, response.content[:500]
+    assert response["Content-Type"] == "application/json"
+    return response.json()
+
+
+@pytest.mark.parametrize("language", [None, "de", "nl"])
+def test_a_posted_lookup_answers_what_the_get_answers(client, tavern, language):
+    terms = ["Barhocker", "stool", "“PATRON”", "Zdolnosci", "Nothing Like It", "Secret Plan"]
+    asked = {"language": language} if language else {}
+    got = get_json(client, lookup_url(*terms, game="Kneipenschlägerei", **asked))
+    posted = post_lookup(client, {"game": "Kneipenschlägerei", "terms": terms, **asked})
+    assert posted == got
+    assert titles(posted)[2:] == ["Patron", "Zdolności", None, None]
+
+
+def test_a_posted_lookup_takes_the_full_limits(client, tavern):
+    """50 terms of 300 characters, astral ones: 180 kB as JSON, far beyond any URL."""
+    long_title = "🍺" * 290 + " Bar Rule"  # 299 characters
+    make_entry(game=tavern["game"], title=long_title, body="Drink responsibly.")
+    terms = [long_title, *(("🎲" * 299 + str(i % 10)) for i in range(MAX_TERMS - 2)), "Patron"]
+    body = json.dumps({"game": "tavern-brawl", "terms": terms})
+    assert len(body) > 150_000 and max(map(len, terms)) == 300
+    data = post_lookup(client, body)
+    assert [result["term"] for result in data["results"]] == terms
+    assert titles(data) == [long_title, *([None] * (MAX_TERMS - 2)), "Patron"]
+
+
+@pytest.mark.parametrize(
+    ("body", "errors"),
+    [
+        ({"game": "tavern-brawl"}, {"terms": ["This field is required."]}),
+        ({"game": "tavern-brawl", "terms": "Seat"}, {"terms": ["Must be a list of terms."]}),
+        ({"game": "tavern-brawl", "terms": []}, {"terms": ["Required: one or more terms."]}),
+        ({"game": "g", "terms": ["x"] * (MAX_TERMS + 1)}, {"terms": [f"At most {MAX_TERMS} terms."]}),
+        ({"game": "tavern-brawl", "terms": ["Seat", "", 7, "a\x00b", "x" * 301]}, {"terms": [
+            "Term 2: Must not be empty.", "Term 3: Must be text.",
+            "Term 4: Null characters are not allowed.", "Term 5: Must be at most 300 characters.",
+        ]}),
+        ({"terms": ["Seat"], "language": "xx"}, {
+            "game": ["This field is required."],
+            "language": ["Must be one of: en, de, pl, nl, fr, es, it."],
+        }),
+        ({"game": "", "terms": ["Seat"]}, {"game": ["Must not be empty."]}),
+        ({"game": 0, "terms": ["Seat"], "language": 1}, {
+            "game": ["Must be text."], "language": ["Must be one of: en, de, pl, nl, fr, es, it."],
+        }),
+    ],
+)  # fmt: skip
+def test_bad_lookup_bodies_are_a_json_400_naming_each_field(client, tavern, body, errors):
+    data = post_lookup(client, body, status=HTTPStatus.BAD_REQUEST)
+    assert data["errors"] == errors
+    assert data["detail"] == f"Invalid field of the request body: {', '.join(sorted(errors))}."
+
+
+@pytest.mark.parametrize("body", ["[\"Seat\"]", "{\"game\": ", "null", "\"Seat\""])
+def test_a_body_that_is_not_a_json_object_is_a_json_400(client, tavern, body):
+    data = post_lookup(client, body, status=HTTPStatus.BAD_REQUEST)
+    assert data["detail"] and "errors" not in data
+
+
+def test_a_body_too_large_is_a_json_413_and_another_type_a_415(client, tavern):
+    padding = " " * (MAX_BODY_BYTES - 44)
+    fits = '{"game": "tavern-brawl", "terms": ["Seat"]' + padding + "}"
+    assert len(fits) <= MAX_BODY_BYTES
+    assert titles(post_lookup(client, fits)) == ["Seat"]
+    data = post_lookup(client, fits + " " * 100, status=HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
+    assert data == {
+        "detail": f"The request body is over {MAX_BODY_BYTES} bytes: at most {MAX_TERMS} terms of 300 "
+        "characters are looked up at once."
+    }
+    data = post_lookup(client, "game=tavern-brawl&terms=Seat", status=HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
+                       content_type="application/x-www-form-urlencoded")
+    assert "application/x-www-form-urlencoded" in data["detail"]
+
+
+def test_the_post_is_allowed_from_another_origin_and_never_cached(client, tavern):
+    # A JSON POST is preflighted for its Content-Type (POST itself is a CORS-safelisted method).
+    preflight = client.options(
+        LOOKUP, HTTP_ORIGIN=ORIGIN, HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="content-type",
+    )
+    assert preflight.status_code == HTTPStatus.OK
+    assert preflight["Access-Control-Allow-Origin"] == "*"
+    assert "content-type" in preflight["Access-Control-Allow-Headers"].split(", ")
+    response = client.post(
+        LOOKUP, data=json.dumps({"game": "tavern-brawl", "terms": ["Patron"]}),
+        content_type="application/json", HTTP_ORIGIN=ORIGIN,
+    )
+    assert response["Access-Control-Allow-Origin"] == "*"
+    assert "ETag" not in response and "public" not in response.get("Cache-Control", "")
+    patron = Entry.objects.get(slug="patron")
+    patron.body = "Everyone drinking in the tavern."
+    patron.save()
+    again = post_lookup(client, {"game": "tavern-brawl", "terms": ["Patron"]})
+    assert again["results"][0]["entry"]["excerpt"] == "Everyone drinking in the tavern."
+
+
+def test_no_other_api_url_takes_a_post(client, tavern):
+    for url in ("/api/v1/entries/", PREVIEW, "/api/v1/games/", "/api/v1/search/"):
+        response = client.post(url, data="{}", content_type="application/json", HTTP_ORIGIN=ORIGIN)
+        assert response.status_code == HTTPStatus.METHOD_NOT_ALLOWED, url
+        assert response.json()["detail"] == 'Method "POST" not allowed.'
+
+
 # --- HTTP: any origin, cached, validators, schema ------------------------------------------
 
 
@@ -281,6 +393,14 @@ def test_responses_match_the_schema(client, tavern):
     assert validate(schema, "LookupResponse", found) == []
     nothing = get_json(client, lookup_url("Seat", game="Nothing"))
     assert validate(schema, "LookupResponse", nothing) == []
+    # The POST: its body's bounds, the same answer, and its own errors.
+    post = schema["paths"]["/api/v1/entries/lookup/"]["post"]
+    body = post["requestBody"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
+    terms = schema["components"]["schemas"][body]["properties"]["terms"]
+    assert (terms["minItems"], terms["maxItems"], terms["items"]["maxLength"]) == (1, MAX_TERMS, 300)
+    assert {"200", "400", "413", "414", "415"} <= set(post["responses"])
+    assert validate(schema, "LookupResponse", post_lookup(client, {"game": "tavern-brawl", "terms": ["Seat"]})) == []
+    assert validate(schema, body, {"game": "tavern-brawl", "terms": ["Seat"], "language": "de"}) == []
 
 
 # --- queries: the same for a small game and a large one, for one term and for many ---------
@@ -315,18 +435,24 @@ def populate(n: int):
         ("lookup", 4),
         # ... and their German versions
         ("lookup-de", 5),
+        # the same as a POST, without the content version (a POST is never cached)
+        ("lookup-post", 3),
     ],
 )
 def test_queries_do_not_grow_with_content_or_terms(
     client, db, django_assert_num_queries, n, url, queries
 ):
     populate(n)
+    posted = url == "lookup-post"
     if url.startswith("lookup"):
         terms = [*(f"Term {i}" for i in range(n)), *(f"alias {i}" for i in range(n))]
         language = {"lookup-de": {"language": "de"}}.get(url, {})
         url = lookup_url(*terms, game="Big Game", **language)
     with django_assert_num_queries(queries):
-        data = get_json(client, url)
+        if posted:
+            data = post_lookup(client, {"game": "Big Game", "terms": terms})
+        else:
+            data = get_json(client, url)
     if "results" in data:
         assert len(data["results"]) == 2 * n and all(result["entry"] for result in data["results"])
         assert {r["entry"]["language"] for r in data["results"]} == {language.get("language", "en")}

@@ -32,7 +32,13 @@ TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css"}
 
 
 @pytest.fixture
-def forum(live_server):
+def forum_pages():
+    """Pages a test writes for the forum to serve beside embed_host's files: name → HTML."""
+    return {}
+
+
+@pytest.fixture
+def forum(live_server, forum_pages):
     """The forum's address: another origin (host and port) than the live server's."""
     site = live_server.url.encode()
 
@@ -40,12 +46,15 @@ def forum(live_server):
         def do_GET(self):
             name = "index.html" if self.path in ("/", "/index.html") else self.path.lstrip("/")
             path = HOST_FILES / name
-            if "/" in name or not path.is_file():
+            if name in forum_pages:
+                body, suffix = forum_pages[name].encode().replace(PLACEHOLDER, site), ".html"
+            elif "/" in name or not path.is_file():
                 self.send_error(404)
                 return
-            body = path.read_bytes().replace(PLACEHOLDER, site)
+            else:
+                body, suffix = path.read_bytes().replace(PLACEHOLDER, site), path.suffix
             self.send_response(200)
-            self.send_header("Content-Type", TYPES.get(path.suffix, "application/octet-stream"))
+            self.send_header("Content-Type", TYPES.get(suffix, "application/octet-stream"))
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -224,5 +233,67 @@ def test_with_the_api_unreachable_the_text_stays_as_written(live_server, browser
             error.startswith("Failed to load resource: net::ERR_CONNECTION_REFUSED")
             for error in seen["errors"]
         ), seen["errors"]
+    finally:
+        context.close()
+
+
+LONG_THREAD = """<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta http-equiv="Content-Security-Policy"
+    content="default-src 'self'; script-src 'self' http://127.0.0.1:8000; connect-src http://127.0.0.1:8000;
+      img-src data:">
+  <title>A long thread</title>
+  <link rel="icon" href="data:,">
+</head>
+<body>
+  <main><p id="post">{terms}</p></main>
+  <script src="http://127.0.0.1:8000/static/js/previews.js" data-game="Kneipenschlägerei" defer></script>
+</body>
+</html>
+"""
+
+
+def test_a_page_with_many_long_terms_gets_every_one_linked(live_server, browser, forum, forum_pages):
+    """60 terms: one lookup of 50 whose URL would be long goes as a POST (from another
+    origin, so CORS lets that POST through), the other 10 as a GET; every term that names an
+    entry is linked to it, the unknown ones stay as written."""
+    game = make_game(slug="tavern-brawl", name="Tavern Brawl", localized_names={"de": "Kneipenschlägerei"})
+    titles = [f"Überlange Regel Nummer {number} über die Theke" for number in range(60)]
+    for title in titles:
+        make_entry(game=game, title=title, body=f"{title}: what it says.")
+    unknown = ["Nowhere Rule", "Ghost Tankard"]
+    written = [*titles[:30], *unknown, *titles[30:]]
+    forum_pages["long.html"] = LONG_THREAD.format(terms=" and ".join(f"[[{term}]]" for term in written))
+    site = live_server.url
+    context = browser.new_context(**DESKTOP)
+    page = context.new_page()
+    seen = watch(page, site)
+    lookups = []
+    page.on(
+        "request",
+        lambda request: lookups.append((request.method, request.url))
+        if "/api/v1/entries/lookup/" in request.url
+        else None,
+    )
+    csp = CSPViolations(page)
+    try:
+        page.goto(forum + "/long.html")
+        links = page.locator("a.rulesite-xref")
+        expect(links).to_have_count(60)
+        shown = links.all_inner_texts()
+        assert shown == titles
+        hrefs = [links.nth(i).get_attribute("href") for i in (0, 59)]
+        assert hrefs == [
+            f"{site}/en/games/tavern-brawl/rules/uberlange-regel-nummer-0-uber-die-theke/",
+            f"{site}/en/games/tavern-brawl/rules/uberlange-regel-nummer-59-uber-die-theke/",
+        ]
+        text = page.locator("#post").inner_text()
+        assert "[[Nowhere Rule]]" in text and "[[Ghost Tankard]]" in text
+        assert sorted(method for method, _url in lookups) == ["GET", "POST"], lookups
+        post_url = next(url for method, url in lookups if method == "POST")
+        assert post_url == f"{site}/api/v1/entries/lookup/"
+        assert seen["errors"] == [] and csp.all() == []
     finally:
         context.close()

@@ -1,0 +1,287 @@
+"""Attack benchmark: does a reader still get a cached page fast while the site is attacked?
+
+    .venv/bin/python bench/attack.py [--duration 30] [--entries 619] [--import-entries 20000]
+        [--pdf-clients 4] [--tricklers 4] [--database-url URL] [--cache-url redis://…] [--keep]
+        [--sync]
+
+Builds the site as bench/serve.py does (demo content and a generated glossary of --entries
+entries as a published game, with errata and FAQ) in a throwaway SQLite file or the
+*empty* database at --database-url, generates a glossary of --import-entries entries
+(bench/generate_glossary.py), and starts gunicorn with the repository's gunicorn.conf.py
+(bench/serve.py's ``serving``) on a free loopback port; --cache-url sets the server's
+DJANGO_CACHE_URL (default: the per-process memory cache). --sync runs the same attack
+on 2 sync workers of one thread instead, as the site was served before gunicorn.conf.py,
+for comparison. Then for --duration seconds,
+all at once, every request to 127.0.0.1 only:
+
+- --pdf-clients clients each asking, one after the other, for the generated game's
+  booklet PDF ``/en/games/<game>/print/glossary.pdf`` with ``Host: localhost:<random
+  port>`` (a new Host, so a new cache key, every time: the PDF is made again unless the
+  site caches it by what it shows);
+- --tricklers connections sending a request head a byte a second, never finishing it
+  (reconnecting when the server closes one);
+- ``manage.py import_rules`` of the generated glossary into a game of its own, in a
+  subprocess, started again whenever it ends (the first run writes every entry, later
+  ones compare them);
+- one reader asking for a cached entry page (the demo's German "Besitz und Kontrolle",
+  ``Host: localhost``, gzip), on a new connection each time, one after the other.
+
+It prints the reader's p50, p99 and max latency and its errors (a status other than 200,
+a timeout of READ_TIMEOUT, or no connection), the other clients' responses by status,
+and exits 1 unless p50 < 50 ms, p99 < 1 s and there was no reader error (2 when it could
+not run). The machine should be otherwise idle: everything shares its cores, and the
+load average is printed before and after.
+"""
+
+import argparse
+import http.client
+import os
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+READ_TIMEOUT = 10  # seconds: a reader's page later than this is an error
+PDF_TIMEOUT = 120  # seconds for one PDF: slow under this load, but not an error of the reader's
+IMPORT_GAME = "attack-import"
+MAX_DURATION = 600  # seconds: the run is bounded whatever is asked
+TARGET_P50_MS, TARGET_P99_MS = 50, 1000
+
+
+def main() -> int:
+    args = parse_args()
+    gunicorn = Path(sys.executable).parent / "gunicorn"
+    if not gunicorn.exists():
+        print(f"gunicorn not found beside {sys.executable} (run `make install`)", file=sys.stderr)
+        return 2
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+    import serve
+
+    workdir = Path(tempfile.mkdtemp(prefix="rulesite-attack-"))
+    try:
+        site = serve.build_site(args, workdir)
+        glossary = workdir / "import.txt"
+        started = time.perf_counter()
+        from generate_glossary import glossary as generate
+
+        glossary.write_text(generate(args.import_entries), encoding="utf-8")
+        print(f"generated a {args.import_entries}-entry glossary to import: {time.perf_counter() - started:.1f} s")
+
+        env = {**site.env, "DJANGO_DEBUG": "0", "DJANGO_SECURE_SSL_REDIRECT": "0", "DJANGO_SECURE_COOKIES": "0"}
+        env.pop("DJANGO_CACHE_URL", None)
+        if args.cache_url:
+            env["DJANGO_CACHE_URL"] = args.cache_url
+        paths = {"entry": site.paths["entry"], "pdf": f"/en/games/{serve.GAME_SLUG}/print/glossary.pdf"}
+        log = workdir / "gunicorn.log"
+        options = ("--worker-class=sync", "--threads=1", "--workers=2") if args.sync else ()
+        shape = "2 sync workers (--sync)" if args.sync else serve.server_shape(env)
+        print(
+            f"\ngunicorn: {shape}; DJANGO_CACHE_URL {args.cache_url or 'unset (per process)'}"
+            f"\nreader: {paths['entry']}\nPDF: {paths['pdf']}"
+            f"\nload average before: {serve.load_average()}"
+        )
+        with serve.serving(gunicorn, env, log, options) as base_url:
+            port = int(base_url.rsplit(":", 1)[1])
+            warm(port, paths["entry"])
+            attack = Attack(port, paths, glossary, env, workdir, args)
+            attack.run()
+        print(f"load average after: {serve.load_average()}")
+        return attack.report(log)
+    finally:
+        if args.keep:
+            print(f"kept {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add = parser.add_argument
+    add("--duration", type=int, default=30, help=f"seconds of attack (30; at most {MAX_DURATION})")
+    add("--entries", type=int, default=619, help="entries of the game whose booklet is asked for (619)")
+    add("--import-entries", type=int, default=20000, help="entries of the glossary being imported (20000)")
+    add("--pdf-clients", type=int, default=4, help="clients asking for booklet PDFs (4)")
+    add("--tricklers", type=int, default=4, help="connections trickling a request head (4)")
+    add("--database-url", help="an empty database to fill (default: a SQLite file)")
+    add("--cache-url", help="the server's DJANGO_CACHE_URL, e.g. redis://127.0.0.1:6379/0")
+    add("--keep", action="store_true", help="keep the temporary directory")
+    add("--sync", action="store_true", help="2 sync workers instead of gunicorn.conf.py's (for comparison)")
+    args = parser.parse_args()
+    if not 1 <= args.duration <= MAX_DURATION:
+        parser.error(f"--duration must be between 1 and {MAX_DURATION}")
+    if args.entries < 10 or args.import_entries < 10:
+        parser.error("--entries and --import-entries must be at least 10")
+    return args
+
+
+def get(port: int, path: str, host: str, timeout: float) -> tuple[int, int]:
+    """One GET on a new connection to 127.0.0.1: (status, body bytes)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        connection.request("GET", path, headers={"Host": host, "Accept-Encoding": "gzip"})
+        response = connection.getresponse()
+        return response.status, len(response.read())
+    finally:
+        connection.close()
+
+
+def warm(port: int, path: str) -> None:
+    """The reader's page in both workers' caches (it lands on either)."""
+    for _ in range(20):
+        status, _size = get(port, path, "localhost", READ_TIMEOUT)
+        if status != 200:
+            raise RuntimeError(f"the reader's page answers {status} before the attack")
+
+
+class Attack:
+    def __init__(self, port: int, paths: dict, glossary: Path, env: dict, workdir: Path, args):
+        self.port, self.paths, self.glossary, self.env, self.workdir, self.args = (
+            port, paths, glossary, env, workdir, args,
+        )  # fmt: skip
+        self.done = threading.Event()
+        self.lock = threading.Lock()
+        self.reads: list[float] = []  # seconds, of the reads that were answered 200
+        self.read_errors: Counter = Counter()
+        self.pdf_statuses: Counter = Counter()
+        self.pdf_seconds: list[float] = []
+        self.trickles = Counter()  # "connections", "closed by the server", "sent bytes"
+        self.imports = Counter()  # "started", "finished", "failed", "stopped"
+
+    def run(self) -> None:
+        clients = range(self.args.pdf_clients)
+        threads = [threading.Thread(target=self.pdf_client, args=(n,), daemon=True) for n in clients]
+        threads += [threading.Thread(target=self.trickler, daemon=True) for _ in range(self.args.tricklers)]
+        threads.append(threading.Thread(target=self.importer, daemon=True))
+        reader = threading.Thread(target=self.reader, daemon=True)
+        print(
+            f"\nattack for {self.args.duration} s: {self.args.pdf_clients} PDF clients, {self.args.tricklers} "
+            f"tricklers, import_rules of {self.args.import_entries} entries, 1 reader"
+        )
+        for thread in threads:
+            thread.start()
+        reader.start()
+        time.sleep(self.args.duration)
+        self.done.set()
+        reader.join(READ_TIMEOUT + 5)
+        for thread in threads:
+            thread.join(5)  # PDF clients still waiting for an answer go when the server stops
+
+    def reader(self) -> None:
+        while not self.done.is_set():
+            started = time.perf_counter()
+            try:
+                status, _size = get(self.port, self.paths["entry"], "localhost", READ_TIMEOUT)
+            except TimeoutError:
+                status = "timeout"
+            except OSError as error:
+                status = type(error).__name__
+            elapsed = time.perf_counter() - started
+            with self.lock:
+                if status == 200:
+                    self.reads.append(elapsed)
+                else:
+                    self.read_errors[status] += 1
+
+    def pdf_client(self, seed: int) -> None:
+        rng = random.Random(seed)
+        while not self.done.is_set():
+            host = f"localhost:{rng.randrange(1024, 65536)}"
+            started = time.perf_counter()
+            try:
+                status, _size = get(self.port, self.paths["pdf"], host, PDF_TIMEOUT)
+            except TimeoutError:
+                status = "timeout"
+            except OSError as error:
+                status = type(error).__name__
+            with self.lock:
+                self.pdf_statuses[status] += 1
+                if status == 200:
+                    self.pdf_seconds.append(time.perf_counter() - started)
+
+    def trickler(self) -> None:
+        head = b"GET " + self.paths["entry"].encode() + b" HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + b"z" * 100_000
+        while not self.done.is_set():
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=READ_TIMEOUT) as sock:
+                    self.count(self.trickles, "connections")
+                    for byte in head:
+                        if self.done.is_set():
+                            return
+                        sock.sendall(bytes([byte]))
+                        self.count(self.trickles, "bytes sent")
+                        self.done.wait(1)
+            except OSError:
+                self.count(self.trickles, "closed by the server")
+                self.done.wait(1)
+
+    def count(self, counter: Counter, key: str) -> None:
+        with self.lock:
+            counter[key] += 1
+
+    def importer(self) -> None:
+        command = [
+            sys.executable, "manage.py", "import_rules", str(self.glossary), "--game", IMPORT_GAME,
+            "--game-name", "Attack Import", "--language", "en", "--kind", "glossary", "--status", "published",
+        ]  # fmt: skip
+        while not self.done.is_set():
+            self.imports["started"] += 1
+            with open(self.workdir / "import.log", "ab") as log:
+                process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+            while process.poll() is None and not self.done.is_set():
+                time.sleep(0.2)
+            if process.poll() is None:  # the attack is over: one transaction, rolled back
+                process.terminate()
+                process.wait(30)
+                self.imports["stopped at the end"] += 1
+            else:
+                self.imports["finished" if process.returncode == 0 else "failed"] += 1
+
+    def report(self, log: Path) -> int:
+        reads = sorted(self.reads)
+        errors = sum(self.read_errors.values())
+        print(f"\nreader: {len(reads)} pages answered 200 in {self.args.duration} s, errors: {errors}", end="")
+        print(f" ({dict(self.read_errors)})" if errors else "")
+        if len(reads) >= 2:
+            cuts = statistics.quantiles(reads, n=100, method="inclusive")
+            p50, p99, worst = cuts[49] * 1000, cuts[98] * 1000, reads[-1] * 1000
+        else:
+            p50 = p99 = worst = float("inf")
+        print(f"  p50 {p50:.1f} ms   p99 {p99:.1f} ms   max {worst:.1f} ms")
+        pdf_time = f"; {statistics.mean(self.pdf_seconds):.1f} s each on average" if self.pdf_seconds else ""
+        print(f"PDF clients, responses by status: {dict(self.pdf_statuses)}{pdf_time}")
+        print(f"tricklers: {dict(self.trickles)}")
+        print(f"import_rules runs: {dict(self.imports)}")
+        tracebacks = log.read_text(errors="replace").count("Traceback")
+        print(f"tracebacks in gunicorn's log: {tracebacks}")
+
+        checks = [
+            (f"reader p50 < {TARGET_P50_MS} ms", f"{p50:.1f} ms", p50 < TARGET_P50_MS),
+            (f"reader p99 < {TARGET_P99_MS} ms", f"{p99:.1f} ms", p99 < TARGET_P99_MS),
+            ("reader errors: 0", str(errors), errors == 0),
+        ]
+        print("\nTargets:")
+        for wanted, measured, met in checks:
+            print(f"  {wanted:<26} {measured:>12}  {'met' if met else 'NOT MET'}")
+        return 0 if all(met for _w, _m, met in checks) else 1
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "0")
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("\ninterrupted (gunicorn stopped, temporary directory handled)", file=sys.stderr)
+        sys.exit(130)
