@@ -24,12 +24,19 @@ all at once, every request to 127.0.0.1 only:
   subprocess, started again whenever it ends (the first run writes every entry, later
   ones compare them);
 - one reader asking for a cached entry page (the demo's German "Besitz und Kontrolle",
-  ``Host: localhost``, gzip), on a new connection each time, one after the other.
+  ``Host: localhost``, gzip), on a new connection each time, one after the other;
+- one moderator saving an entry through the admin's change form every second (a new
+  body each time), timed from the POST to its redirect.
+
+The site runs as in production: gunicorn and, beside it, the background worker
+(``manage.py db_worker``), which builds the booklet PDF the first time it is asked for;
+until then PDF clients get "being prepared" (503), counted as their status.
 
 It prints the reader's p50, p99 and max latency and its errors (a status other than 200,
 a timeout of READ_TIMEOUT, or no connection), the other clients' responses by status,
-and exits 1 unless p50 < 50 ms, p99 < 1 s and there was no reader error (2 when it could
-not run). The machine should be otherwise idle: everything shares its cores, and the
+the moderator's save times and failed saves, and exits 1 unless the reader's p50 < 50 ms,
+p99 < 1 s, there was no reader error and no failed save (2 when it could not run). With
+a Redis --cache-url it also prints Redis's memory before and after (and the keys). The machine should be otherwise idle: everything shares its cores, and the
 load average is printed before and after.
 """
 
@@ -47,12 +54,15 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 READ_TIMEOUT = 10  # seconds: a reader's page later than this is an error
+MODERATOR, PASSWORD = "attack-moderator", "attack-moderator-password"
+SAVE_INTERVAL = 1.0  # seconds between the moderator's saves
 PDF_TIMEOUT = 120  # seconds for one PDF: slow under this load, but not an error of the reader's
 IMPORT_GAME = "attack-import"
 MAX_DURATION = 600  # seconds: the run is bounded whatever is asked
@@ -73,6 +83,15 @@ def main() -> int:
     workdir = Path(tempfile.mkdtemp(prefix="rulesite-attack-"))
     try:
         site = serve.build_site(args, workdir)
+        from django.contrib.auth import get_user_model
+        from django.db import connections
+
+        from rules.models import Entry
+
+        get_user_model().objects.create_superuser(MODERATOR, "moderator@example.org", PASSWORD)
+        edited = Entry.objects.filter(game__slug=serve.GAME_SLUG).order_by("pk").values_list("pk", flat=True)[:5]
+        edited = list(edited)
+        connections.close_all()
         glossary = workdir / "import.txt"
         started = time.perf_counter()
         from generate_glossary import glossary as generate
@@ -80,7 +99,8 @@ def main() -> int:
         glossary.write_text(generate(args.import_entries), encoding="utf-8")
         print(f"generated a {args.import_entries}-entry glossary to import: {time.perf_counter() - started:.1f} s")
 
-        env = {**site.env, "DJANGO_DEBUG": "0", "DJANGO_SECURE_SSL_REDIRECT": "0", "DJANGO_SECURE_COOKIES": "0"}
+        env = {**site.env, "DJANGO_DEBUG": "0", "DJANGO_SECURE_SSL_REDIRECT": "0", "DJANGO_SECURE_COOKIES": "0",
+               "DJANGO_BUILT_FILES_ROOT": str(workdir / "built")}  # fmt: skip
         env.pop("DJANGO_CACHE_URL", None)
         if args.cache_url:
             env["DJANGO_CACHE_URL"] = args.cache_url
@@ -93,11 +113,15 @@ def main() -> int:
             f"\nreader: {paths['entry']}\nPDF: {paths['pdf']}"
             f"\nload average before: {serve.load_average()}"
         )
-        with serve.serving(gunicorn, env, log, options) as base_url:
+        memory_before = redis_memory(args.cache_url)
+        with serve.serving(gunicorn, env, log, options) as base_url, background_worker(env, workdir):
             port = int(base_url.rsplit(":", 1)[1])
             warm(port, paths["entry"])
             attack = Attack(port, paths, glossary, env, workdir, args)
+            attack.base_url, attack.edited = base_url, edited
             attack.run()
+        if args.cache_url and args.cache_url.startswith("redis"):
+            print(f"redis: {memory_before} before, {redis_memory(args.cache_url)} after")
         print(f"load average after: {serve.load_average()}")
         return attack.report(log)
     finally:
@@ -125,6 +149,34 @@ def parse_args() -> argparse.Namespace:
     if args.entries < 10 or args.import_entries < 10:
         parser.error("--entries and --import-entries must be at least 10")
     return args
+
+
+@contextmanager
+def background_worker(env: dict, workdir: Path):
+    """``manage.py db_worker``, as production runs it beside gunicorn."""
+    with open(workdir / "worker.log", "ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", "db_worker", "--queue-name", "*", "--interval", "0.5"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    try:
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def redis_memory(cache_url: str | None) -> str:
+    """Redis's used memory and key count, as its INFO tells them ("" without Redis)."""
+    if not cache_url or not cache_url.startswith("redis"):
+        return ""
+    import redis
+
+    client = redis.Redis.from_url(cache_url)
+    return f"{client.info('memory')['used_memory_human']} in {client.dbsize()} keys"
 
 
 def get(port: int, path: str, host: str, timeout: float) -> tuple[int, int]:
@@ -159,16 +211,21 @@ class Attack:
         self.pdf_seconds: list[float] = []
         self.trickles = Counter()  # "connections", "closed by the server", "sent bytes"
         self.imports = Counter()  # "started", "finished", "failed", "stopped"
+        self.saves: list[float] = []  # seconds, of the moderator's saves that succeeded
+        self.save_errors: Counter = Counter()
+        self.base_url, self.edited = "", []
 
     def run(self) -> None:
         clients = range(self.args.pdf_clients)
         threads = [threading.Thread(target=self.pdf_client, args=(n,), daemon=True) for n in clients]
         threads += [threading.Thread(target=self.trickler, daemon=True) for _ in range(self.args.tricklers)]
         threads.append(threading.Thread(target=self.importer, daemon=True))
+        if self.edited:
+            threads.append(threading.Thread(target=self.moderator, daemon=True))
         reader = threading.Thread(target=self.reader, daemon=True)
         print(
             f"\nattack for {self.args.duration} s: {self.args.pdf_clients} PDF clients, {self.args.tricklers} "
-            f"tricklers, import_rules of {self.args.import_entries} entries, 1 reader"
+            f"tricklers, import_rules of {self.args.import_entries} entries, 1 reader, 1 moderator saving"
         )
         for thread in threads:
             thread.start()
@@ -194,6 +251,28 @@ class Attack:
                     self.reads.append(elapsed)
                 else:
                     self.read_errors[status] += 1
+
+    def moderator(self) -> None:
+        from tests.processes import AdminSession
+
+        session = AdminSession(self.base_url)
+        session.log_in(MODERATOR, PASSWORD)
+        number = 0
+        while not self.done.is_set():
+            entry_id = self.edited[number % len(self.edited)]
+            started = time.perf_counter()
+            try:
+                status, _html = session.save_entry(entry_id, f"Attack write {number}: saved while under attack.")
+            except (OSError, http.client.HTTPException, AssertionError) as error:
+                status = type(error).__name__
+            elapsed = time.perf_counter() - started
+            with self.lock:
+                if status in (200, 302):
+                    self.saves.append(elapsed)
+                else:
+                    self.save_errors[status] += 1
+            number += 1
+            self.done.wait(SAVE_INTERVAL)
 
     def pdf_client(self, seed: int) -> None:
         rng = random.Random(seed)
@@ -264,6 +343,13 @@ class Attack:
         print(f"PDF clients, responses by status: {dict(self.pdf_statuses)}{pdf_time}")
         print(f"tricklers: {dict(self.trickles)}")
         print(f"import_rules runs: {dict(self.imports)}")
+        saves = sorted(self.saves)
+        save_errors = sum(self.save_errors.values())
+        if saves:
+            print(
+                f"moderator: {len(saves)} admin saves, p50 {statistics.median(saves) * 1000:.0f} ms, "
+                f"max {saves[-1] * 1000:.0f} ms, failed {save_errors} {dict(self.save_errors) if save_errors else ''}"
+            )
         tracebacks = log.read_text(errors="replace").count("Traceback")
         print(f"tracebacks in gunicorn's log: {tracebacks}")
 
@@ -271,6 +357,7 @@ class Attack:
             (f"reader p50 < {TARGET_P50_MS} ms", f"{p50:.1f} ms", p50 < TARGET_P50_MS),
             (f"reader p99 < {TARGET_P99_MS} ms", f"{p99:.1f} ms", p99 < TARGET_P99_MS),
             ("reader errors: 0", str(errors), errors == 0),
+            ("moderator's failed saves: 0", str(save_errors), save_errors == 0),
         ]
         print("\nTargets:")
         for wanted, measured, met in checks:

@@ -72,6 +72,10 @@ class PublicGZipMiddleware(GZipMiddleware):
             return response
         if settings.SESSION_COOKIE_NAME in request.COOKIES:
             return response
+        if response.has_header("Accept-Ranges"):
+            # A file served with ranges (rules.builds) sends its own stored gzip copy, or
+            # none: compressing it here would make its ranges and length meaningless.
+            return response
         if response.streaming:  # exports: Django's streaming gzip, for clients that take it
             if not accepts_gzip(request):
                 patch_vary_headers(response, ("Accept-Encoding",))

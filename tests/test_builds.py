@@ -194,3 +194,37 @@ def test_a_busy_database_never_keeps_a_reader_waiting(client, game):
     assert DBTaskResult.objects.count() == 1, "the stale file's build is asked for by a later reader"
     plain(client)
     assert DBTaskResult.objects.count() == 2
+
+
+def test_a_version_replaced_while_it_is_asked_for_is_looked_up_again(
+    client, game, rf, django_capture_on_commit_callbacks
+):
+    """A build replaces a file and removes the old one: a request that read the old
+    record just before opens the new one instead of failing."""
+    from rules import content_version
+    from rules.builds.serving import serve
+
+    get_built(client, URL)
+    stale = BuiltFile.objects.get()
+    entry = game.entries.get(title="Zug")
+    entry.body = "Der neue Zug."
+    entry.save()
+    plain(client)
+    with django_capture_on_commit_callbacks(execute=True):  # the old file is removed on commit
+        run_background_tasks()
+    assert BuiltFile.objects.get().name != stale.name
+
+    request = rf.get(URL, headers={"accept-encoding": "identity"})
+    response = serve(request, stale, content_version.current().token)
+    assert response.status_code == 200
+    assert "Der neue Zug." in content_of(response).decode()
+
+
+def test_a_pdf_is_sent_as_stored_whatever_the_client_accepts(client, game):
+    url = "/de/games/mond/print/glossary.pdf"
+    get_built(client, url)
+    response = client.get(url, headers={"accept-encoding": "gzip"})
+    assert "Content-Encoding" not in response
+    assert content_of(response).startswith(b"%PDF-")
+    part = client.get(url, headers={"accept-encoding": "gzip", "range": "bytes=0-4"})
+    assert part.status_code == 206 and content_of(part) == b"%PDF-"

@@ -38,14 +38,16 @@ def serve(request, file: BuiltFile, token: int, *, download: bool = False) -> Ht
         request_build(file, token)
     if not file.is_stored:
         return preparing(request)
+    opened = _open(file, request)
+    if opened is None:
+        return preparing(request)
+    (name, size, digest), handle = opened
     kind = KINDS[file.kind]
-    compressed = bool(file.gzip_name) and accepts_gzip(request)
-    name, size, digest = (
-        (file.gzip_name, file.gzip_size, file.gzip_sha256) if compressed else (file.name, file.size, file.sha256)
-    )
+    compressed = name == file.gzip_name
     etag = f'"{digest[:32]}"'
     start, end = _range(request, size, etag)
     if start is None and end is not None:  # unsatisfiable
+        handle.close()
         response = HttpResponse(status=416)
         response["Content-Range"] = f"bytes */{size}"
         return response
@@ -55,9 +57,10 @@ def serve(request, file: BuiltFile, token: int, *, download: bool = False) -> Ht
         status = 206
     length = end - start + 1
     if request.method == "HEAD":
+        handle.close()
         response = HttpResponse(status=status)
     else:
-        response = StreamingHttpResponse(_chunks(name, start, length), status=status)
+        response = StreamingHttpResponse(_chunks(handle, start, length), status=status)
     response["Content-Type"] = kind.content_type
     response["Content-Length"] = str(length)
     if status == 206:
@@ -114,8 +117,30 @@ def _range(request, size: int, etag: str) -> tuple[int | None, int | None]:
     return start, end
 
 
-def _chunks(name: str, start: int, length: int):
-    with storage().open(name, "rb") as handle:
+def _open(file: BuiltFile, request):
+    """The bytes this request is sent (the gzip copy or the file) as (name, size, sha256)
+    and an open handle, opened now: once open, the next version replacing it on disk does
+    not cut this reader off. A version replaced between reading the record and opening
+    its file is looked up again, once; None if there is still none to open."""
+    for attempt in range(2):
+        compressed = bool(file.gzip_name) and accepts_gzip(request)
+        if compressed:
+            chosen = (file.gzip_name, file.gzip_size, file.gzip_sha256)
+        else:
+            chosen = (file.name, file.size, file.sha256)
+        try:
+            return chosen, storage().open(chosen[0], "rb")
+        except FileNotFoundError:
+            if attempt:
+                return None
+            file.refresh_from_db()
+            if not file.is_stored:
+                return None
+    return None
+
+
+def _chunks(handle, start: int, length: int):
+    with handle:
         handle.seek(start)
         while length > 0:
             chunk = handle.read(min(CHUNK, length))

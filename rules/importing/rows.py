@@ -9,7 +9,7 @@ What both importers promise, kept here once:
   everything or nothing. A larger one (a 20,000-entry glossary) commits every
   ``COMMIT_EVERY`` rows with their cross-references and search rows, parents before
   children across batches, so a moderator's save or another import waits for one batch
-  (about half a second), never for the whole document; readers never wait (WAL,
+  (about a third of a second), never for the whole document; readers never wait (WAL,
   MVCC). Everything that can refuse a document (reading, parsing, validation) runs
   before the first batch; should the database fail between two batches, the batches
   before stay, the report says so, and the same import run again completes it (an
@@ -48,6 +48,7 @@ questions are imported with the rest); ``rules`` models and querysets never do.
 """
 
 import json
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -55,7 +56,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 from simple_history.utils import (
@@ -69,6 +70,7 @@ from faq.models import Question
 from ..bulk import create_objects
 from ..history import stamp, tracked_m2m_fields
 from ..models import Entry, Erratum, Source
+from ..querysets import Status
 from ..references import (
     deferred_resolution,
     link_targets,
@@ -78,11 +80,17 @@ from ..references import (
 )
 from ..rendering import render_fields, spec_for
 from ..search.index import index_objects
+from ..text import normalize_label
 from .report import ImportReport, Outcome
 
 BATCH = 500
-# Rows per transaction of a large import (row_writer): about half a second of writing.
-COMMIT_EVERY = 1000
+# Rows per transaction of a large import (row_writer): about a third of a second of writing.
+COMMIT_EVERY = 500
+# After each of its transactions a large import on SQLite waits this long: another writer
+# waiting for the lock (a moderator's save) polls for it (SQLite's busy handler sleeps up
+# to 100 ms between tries), and would otherwise lose the race to the next batch again
+# and again. PostgreSQL grants its locks in the order they were asked for.
+YIELD_SECONDS = 0.12
 MODELS = {"entry": Entry, "erratum": Erratum, "question": Question}
 TEXT_FIELD = {"entry": "body", "erratum": "corrected_text", "question": "answer"}  # shown in a preview
 TYPES = {model: type_ for type_, model in MODELS.items()}
@@ -240,6 +248,7 @@ class RowWriter:
         self.references: list[Entry] = []  # entries whose labels or links changed
         self.languages: set[tuple[int, str]] = set()  # (game id, language) written to
         self._targets: dict[tuple[int, str], dict] = {}
+        self._keys: dict[tuple[int, str], dict[str, int]] = {}  # a batched import's resolution keys
 
     # -- single rows: a game, a source ---------------------------------------------------
 
@@ -294,6 +303,8 @@ class RowWriter:
                 self.done += len(ordered[start : start + COMMIT_EVERY])
                 if self.progress is not None:
                     self.progress("writing", self.done, self.total)
+                if connection.vendor == "sqlite":
+                    time.sleep(YIELD_SECONDS)
         self.report.outcomes.extend(row.outcome for row in rows)  # in the document's order
 
     def _plan(self, game, type_: str, rows: list[Row]) -> None:
@@ -562,6 +573,24 @@ class RowWriter:
         for game_id, language in sorted(self.languages):
             request_resolution(game_id, language)
 
+    def _resolution_keys(self, game_id: int, language: str, entries: list) -> dict[str, int]:
+        """``resolution_keys`` of the game and language, read once per import and
+        extended with each batch's published entries (titles before aliases, as
+        ``link_targets``): a batch's references are born resolved to what is written so
+        far; the resolution at the end settles the rest exactly."""
+        if not self.batched:
+            return resolution_keys(game_id, language)
+        keys = self._keys.get((game_id, language))
+        if keys is None:
+            keys = self._keys[(game_id, language)] = resolution_keys(game_id, language)
+        published = [entry for entry in entries if entry.status == Status.PUBLISHED]
+        for entry in published:
+            keys.setdefault(normalize_label(entry.title), entry.pk)
+        for entry in published:
+            for alias in entry.aliases or []:
+                keys.setdefault(normalize_label(str(alias)), entry.pk)
+        return keys
+
     def _derive_written(self) -> None:
         """Cross-reference rows and search rows of what was written since the last call."""
         by_language: dict[tuple[int, str], list[Entry]] = defaultdict(list)
@@ -569,7 +598,7 @@ class RowWriter:
             by_language[(entry.game_id, entry.language)].append(entry)
         for (game_id, language), entries in sorted(by_language.items()):
             # Born resolved against the entries as they are now, this import's included.
-            rebuild_cross_references(entries, resolution_keys(game_id, language))
+            rebuild_cross_references(entries, self._resolution_keys(game_id, language, entries))
         for type_, objs in self.written.items():
             index_objects(type_, objs)
         self.references.clear()
