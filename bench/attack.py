@@ -36,8 +36,9 @@ It prints the reader's p50, p99 and max latency and its errors (a status other t
 a timeout of READ_TIMEOUT, or no connection), the other clients' responses by status,
 the moderator's save times and failed saves, and exits 1 unless the reader's p50 < 50 ms,
 p99 < 1 s, there was no reader error and no failed save (2 when it could not run). With
-a Redis --cache-url it also prints Redis's memory before and after (and the keys). The machine should be otherwise idle: everything shares its cores, and the
-load average is printed before and after.
+a Redis --cache-url it also prints Redis's memory before and after (and the keys). The
+machine should be otherwise idle: everything shares its cores, and the load average is
+printed before and after.
 """
 
 import argparse
