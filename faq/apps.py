@@ -7,9 +7,13 @@ class FaqConfig(AppConfig):
     verbose_name = _("FAQ")
 
     def ready(self) -> None:
-        from rules import relations
+        from rules import journal
+        from rules.models import RENDERED_FIELDS
 
         from .models import Question
 
-        # An entry's page lists the published questions about it (rules.relations).
-        relations.connect_item(Question, Question.related_entries)
+        # Questions are content like entries: their writes are recorded and bring derived
+        # data up to date (an entry's page lists the questions about it: rules.pipeline).
+        journal.watch(
+            Question, journal.Change.Kind.QUESTION, ignore=RENDERED_FIELDS["question"], links=[Question.related_entries]
+        )

@@ -53,12 +53,9 @@ class Question(models.Model):
         return self.question
 
     def save(self, *args, **kwargs) -> None:
-        from rules.rendering import render_fields
-
         normalize_text_fields(self, ["answer"])
         if not self.slug:
             self.slug = unique_slug_for(self, self.question)
-        render_fields(self)
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:

@@ -9,14 +9,20 @@ class RulesConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
-        from . import relations
-        from .rendering import refresh_after_migrate
+        from . import journal, pipeline
+        from .models import RENDERED_FIELDS, Entry, Erratum, Game, Source
         from .search.index import connect_signals
 
-        connect_signals()  # the search index follows every save and delete
-        relations.connect_signals()  # entries show errata and deletions as they happen
-        # Texts whose stored HTML is missing or out of date (a new RENDERER_VERSION, rows
-        # from before HTML was stored) are rendered once the schema is complete.
-        post_migrate.connect(refresh_after_migrate, sender=self)
-        # Then what entries show of each other (it includes errata's stored HTML).
-        post_migrate.connect(relations.refresh_after_migrate, sender=self)
+        # Every write to content is recorded (rules.journal), and each unit of work's
+        # changes bring derived data up to date through the one pipeline.
+        journal.watch(Game, journal.Change.Kind.GAME)
+        journal.watch(Source, journal.Change.Kind.SOURCE)
+        journal.watch(Entry, journal.Change.Kind.ENTRY, ignore=(*RENDERED_FIELDS["entry"], "body_checked_at"))
+        journal.watch(
+            Erratum, journal.Change.Kind.ERRATUM, ignore=RENDERED_FIELDS["erratum"], links=[Erratum.affects]
+        )
+        journal.on_flush(pipeline.run)
+        connect_signals()  # a game's deletion takes its search documents' words along
+        # Stored HTML, relations and the rest of derived data missing or out of date (a new
+        # RENDERER_VERSION, rows from before they were stored) once the schema is complete.
+        post_migrate.connect(pipeline.refresh_after_migrate, sender=self)

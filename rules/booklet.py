@@ -31,10 +31,9 @@ from datetime import datetime
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
-from .corrections import anchor as erratum_anchor
 from .querysets import Status
-from .relations import ErratumOnPage
 from .rulebook import ROW_FIELDS, SECTION, Placed, Row, glossary, rulebooks
+from .stored import ErratumOnPage, erratum_anchor
 from .text import shown_number
 
 GLOSSARY, RULES = "glossary", "rules"

@@ -44,19 +44,17 @@ Decisions:
 import hashlib
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
-from datetime import date
+from dataclasses import dataclass
 from html import escape
 from html.parser import HTMLParser
 
 from django.db.models import F, Q
-from django.utils.functional import cached_property
-from django.utils.safestring import SafeString, mark_safe
 
 from .anchors import add_rule_ids
 from .bulk import store_fingerprinted
 from .querysets import Status
-from .references import WIKI_LINK
+from .stored import erratum_anchor as anchor
+from .wikilinks import WIKI_LINK
 
 # Raise when the stored output changes; ``manage.py render_html`` redoes all.
 # 2: numbered rules keep their ids in the corrected text.
@@ -292,11 +290,6 @@ class _Marker(HTMLParser):
             raise MarkingFailed("a run left open or a mark unused")
 
 
-def anchor(erratum_id: int) -> str:
-    """The id of an erratum's box on the entry page."""
-    return f"erratum-{erratum_id}"
-
-
 def _opening(mark: Mark) -> str:
     _number, erratum = mark.errata[-1]
     datetime = f' datetime="{escape(erratum.published_on)}"' if erratum.published_on else ""
@@ -436,63 +429,3 @@ def refresh(game_id: int) -> int:
     return store_fingerprinted(Entry, "corrections", compute(game_id, only_changed=True))
 
 
-# --- reading ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ErratumApplied:
-    number: int | None  # its footnote in the text; None when its passage was not found
-    id: int
-    slug: str
-    title: str
-    published_on: date | None
-    places: int
-
-    @property
-    def anchor(self) -> str:
-        return anchor(self.id)
-
-
-@dataclass
-class Corrections:
-    """An entry's stored corrections, for its page (``Entry.corrected``)."""
-
-    data: dict = field(default_factory=dict)
-
-    @cached_property
-    def errata(self) -> list[ErratumApplied]:
-        return [
-            ErratumApplied(
-                item["number"], item["id"], item["slug"], item["title"],
-                date.fromisoformat(item["published_on"]) if item["published_on"] else None, item["places"],
-            )  # fmt: skip
-            for item in self.data.get("errata", [])
-        ]
-
-    @property
-    def shown(self) -> bool:
-        """Whether the page reads "as corrected" (an erratum changed the text)."""
-        return bool(self.data.get("corrected_html"))
-
-    @property
-    def applied(self) -> list[ErratumApplied]:
-        return [erratum for erratum in self.errata if erratum.places] if self.shown else []
-
-    @property
-    def not_found(self) -> list[ErratumApplied]:
-        return [erratum for erratum in self.errata if not erratum.places]
-
-    @property
-    def failed(self) -> bool:
-        return bool(self.data.get("failed"))
-
-    @property
-    def corrected_html(self) -> SafeString:
-        return mark_safe(self.data.get("corrected_html", ""))  # noqa: S308 - sanitised, then marked by us
-
-    @property
-    def printed_html(self) -> SafeString:
-        return mark_safe(self.data.get("printed_html", ""))  # noqa: S308 - sanitised, then marked by us
-
-    def __bool__(self) -> bool:
-        return bool(self.data.get("errata"))

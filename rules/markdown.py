@@ -28,7 +28,7 @@ from markdown.inlinepatterns import InlineProcessor
 from markdown.postprocessors import RawHtmlPostprocessor
 from markdown.preprocessors import Preprocessor
 
-from .references import WIKI_LINK
+from .wikilinks import WIKI_LINK
 
 ALLOWED_TAGS = {
     "p", "br", "hr", "ul", "ol", "li", "strong", "em", "b", "i", "code", "pre", "blockquote",

@@ -1,21 +1,22 @@
 """Games, sources, glossary entries and rule sections, cross-references and errata."""
 
 import uuid
-from functools import lru_cache
 
 from django.conf import settings
-from django.db import models, transaction
-from django.urls import get_script_prefix, get_urlconf, reverse
+from django.db import models
+from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
+from .addresses import CONTENT_PARAMETER
+from .choices import ErratumKind
+from .journal import unit_of_work
 from .languages import CONTENT_LANGUAGES, UI_LANGUAGES, ui_language_for
 from .querysets import EntryQuerySet, GameQuerySet, PublishableQuerySet, SourceQuerySet, Status
+from .stored import Corrections, EntryRelations, TranslationState
 from .text import normalize_label, normalize_text_fields, numbered_title, slugify_title
-
-CONTENT_PARAMETER = "content"  # ?content=fr: this entry's own version, not the UI's translation
 
 # Stored HTML (rules.rendering): derived from the texts, so kept out of their history.
 RENDERED_FIELDS = {
@@ -111,21 +112,10 @@ class Game(models.Model):
         return reverse("rules:game", kwargs={"game": self.slug})
 
     def delete(self, *args, **kwargs):
-        """Delete with everything in it, resolving links once rather than per entry."""
-        from .references import deferred_resolution
-
-        with transaction.atomic(), deferred_resolution():
+        """Delete with everything in it, as one unit of work (``rules.journal``): what is
+        derived from its rows is brought up to date once, not once per entry."""
+        with unit_of_work():
             return super().delete(*args, **kwargs)
-
-    def save(self, *args, **kwargs) -> None:
-        """Save; a new slug moves every stored link into the game (``rules.rendering``)."""
-        from .rendering import refresh_game
-
-        old_slug = type(self).objects.filter(pk=self.pk).values_list("slug", flat=True).first() if self.pk else None
-        with transaction.atomic():
-            super().save(*args, **kwargs)
-            if old_slug is not None and old_slug != self.slug:
-                refresh_game(self)
 
 
 class Source(models.Model):
@@ -301,13 +291,11 @@ class Entry(models.Model):
         - The old title becomes an alias, so cross-references written with it still
           resolve to this entry (and readers who search for it still find it).
         - A changed body marks the text as checked now (the errata worklist).
-        - The body is rendered to HTML now (``rules.rendering``), not when it is read.
-        - The cross-references are re-derived and every label of the game and
-          language is resolved again (which renders again the texts whose links moved).
-        """
-        from .references import request_resolution, sync_cross_references
-        from .rendering import render_fields
 
+        One unit of work (``rules.journal``): the row and its old address are recorded
+        and what is derived from them (its HTML, cross-references, what other entries
+        show of it) is brought up to date by the pipeline before the save commits.
+        """
         normalize_text_fields(self, ["body"])
         stored = getattr(self, "_stored", None)
         renamed = stored is not None and stored["title"] != self.title
@@ -317,15 +305,10 @@ class Entry(models.Model):
             self.slug = unique_slug_for(self, self.title)
         if stored is not None and stored["body"] != self.body:
             self.body_checked_at = timezone.now()
-        render_fields(self)
-        with transaction.atomic():
+        with unit_of_work():
             super().save(*args, **kwargs)
             self._keep_old_slug(stored)
-            sync_cross_references(self)
-            request_resolution(self.game_id, self.language)
         self._stored = {name: self.__dict__.get(name) for name in ("title", "slug", "body", "game_id", "language")}
-        if stored is not None and (stored["game_id"], stored["language"]) != (self.game_id, self.language):
-            request_resolution(stored["game_id"], stored["language"])
 
     def _follow_rename(self, old_title: str, old_slug: str) -> None:
         if self.slug == old_slug and slug_was_made_from(old_slug, old_title):
@@ -356,8 +339,8 @@ class Entry(models.Model):
             game_id=self.game_id, language=self.language, old_slug=stored["slug"], defaults={"entry": self}
         )
 
-    # Deleting an entry resolves its game's links again through a post_delete signal
-    # (rules.relations), which the admin's bulk delete sends too.
+    # A deletion, by the admin's bulk delete too, is recorded in the journal by its
+    # signal (rules.journal), and the pipeline resolves the game's links again.
 
     @property
     def names(self) -> list[str]:
@@ -373,24 +356,18 @@ class Entry(models.Model):
         return self.status == Status.PUBLISHED
 
     @cached_property
-    def related(self):
-        """What the entry shows of other items, stored with it (``rules.relations``)."""
-        from .relations import EntryRelations
-
+    def related(self) -> EntryRelations:
+        """What the entry shows of other items, as stored with it (``rules.stored``)."""
         return EntryRelations(self)
 
     @cached_property
-    def corrected(self):
-        """The body with its errata applied, stored with it (``rules.corrections``)."""
-        from .corrections import Corrections
-
+    def corrected(self) -> Corrections:
+        """The body with its errata applied, as stored with it (``rules.stored``)."""
         return Corrections(self.corrections or {})
 
     @cached_property
-    def translation_state(self):
-        """Whether this translation is up to date with its original (``rules.translation_status``)."""
-        from .translation_status import TranslationState
-
+    def translation_state(self) -> TranslationState:
+        """Whether this translation is up to date with its original (``rules.stored``)."""
         return TranslationState(self)
 
     @property
@@ -415,29 +392,6 @@ class Entry(models.Model):
         """The entry's page with the UI in ``ui_language``."""
         with translation.override(ui_language):
             return self.get_absolute_url()
-
-
-def entry_url_template(game_slug: str, ui_language: str | None = None) -> str:
-    """``Entry.get_absolute_url`` in ``ui_language`` (by default the active one) as a
-    template with ``{slug}``: one ``reverse()`` for a whole list of entries, where a game
-    page has hundreds, and none at all once a process has made it (an entry page needs
-    one per UI language)."""
-    language = ui_language or translation.get_language()
-    return _entry_url_template(game_slug, language, get_script_prefix(), get_urlconf())
-
-
-@lru_cache(maxsize=2048)
-def _entry_url_template(game_slug: str, language: str, script_prefix: str, urlconf) -> str:
-    # Keyed by everything reverse() reads besides the URLconf's patterns, which do not
-    # change while a process runs. The language is switched only to make one.
-    with translation.override(language):
-        return reverse("rules:entry", kwargs={"game": game_slug, "slug": "SLUG"}).replace("/SLUG/", "/{slug}/")
-
-
-def entry_path_template(game_slug: str, language: str) -> str:
-    """``Entry.canonical_url`` as a template with ``{slug}`` (see ``entry_url_template``)."""
-    path = entry_url_template(game_slug, ui_language_for(language))
-    return path if language in UI_LANGUAGES else f"{path}?{CONTENT_PARAMETER}={language}"
 
 
 def slug_was_made_from(slug: str, title: str) -> bool:
@@ -505,10 +459,7 @@ class CrossReference(models.Model):
 class Erratum(models.Model):
     """A correction to a printed rule, shown on every entry it affects."""
 
-    class Kind(models.TextChoices):
-        CORRECTION = "correction", _("Correction")
-        CLARIFICATION = "clarification", _("Clarification")
-        RULE_CHANGE = "rule_change", _("Rule change")
+    Kind = ErratumKind
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="errata", verbose_name=_("game"))
     language = models.CharField(_("language"), max_length=8, choices=CONTENT_LANGUAGES)
@@ -550,12 +501,9 @@ class Erratum(models.Model):
         return self.title
 
     def save(self, *args, **kwargs) -> None:
-        from .rendering import render_fields
-
         normalize_text_fields(self, ["original_text", "corrected_text"])
         if not self.slug:
             self.slug = unique_slug_for(self, self.title)
-        render_fields(self)
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:

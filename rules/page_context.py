@@ -7,9 +7,10 @@ from django.shortcuts import get_object_or_404
 from django.urls import translate_url
 from django.utils import translation
 
+from .addresses import entry_url_template
 from .collation import letter_groups
 from .languages import native_name
-from .models import Entry, Game, entry_url_template
+from .models import Entry, Game
 from .text import numbered_title
 
 

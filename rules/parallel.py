@@ -28,8 +28,9 @@ from django.db.models import Q
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import translation
 
+from .addresses import CONTENT_PARAMETER, entry_path_template
 from .languages import CONTENT_LANGUAGE_CODES, native_name
-from .models import CONTENT_PARAMETER, Entry, entry_path_template
+from .models import Entry
 from .page_context import path_alternates
 
 
@@ -73,7 +74,7 @@ def compare_url(game_slug: str, slug: str, entry_language: str, language: str) -
 
 @lru_cache(maxsize=2048)
 def _compare_url_template(game_slug: str, ui_language: str, script_prefix: str, urlconf) -> str:
-    # Keyed by everything reverse() reads (see rules.models.entry_url_template).
+    # Keyed by everything reverse() reads (see rules.addresses.entry_url_template).
     url = reverse("rules:entry-compare", kwargs={"game": game_slug, "slug": "SLUG", "language": "LANG"})
     return url.replace("/SLUG/", "/{slug}/").replace("/LANG/", "/{language}/")
 

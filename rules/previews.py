@@ -39,8 +39,9 @@ from html.parser import HTMLParser
 from django.db.models import F, Value
 from django.db.models.functions import Greatest, StrIndex, Substr
 
+from .addresses import entry_path_template
 from .languages import CONTENT_LANGUAGE_CODES
-from .models import Entry, Game, entry_path_template
+from .models import Entry, Game
 from .search.models import SearchName
 from .search.normalize import name_key
 from .text import normalize_label

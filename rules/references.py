@@ -5,36 +5,18 @@ body are the source of truth; ``CrossReference`` rows mirror them so that "refer
 by" and the moderators' "wanted entries" list are plain queries.
 
 Resolution matches a label to a *published* entry of the same game and language whose
-title or alias has the same normalised form (``rules.text.normalize_label``). It runs
-after every entry save and delete, so a reference resolves by itself once its target is
-published or renamed. A bulk writer (the importer) wraps its work in
-``deferred_resolution()`` so that resolution runs once per game and language instead of
-once per saved entry.
+title or alias has the same normalised form (``rules.text.normalize_label``). It is the
+first step of the derived-data pipeline (``rules.pipeline``), run after every unit of
+work for each game and language it wrote to, so a reference resolves by itself once
+its target is published or renamed.
 """
 
-import re
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 
-from . import relations
 from .bulk import insert_rows
 from .querysets import Status
 from .text import normalize_label
-
-# [[Term]] or [[Term|shown text]]; the label may not contain brackets or a pipe.
-WIKI_LINK = re.compile(r"\[\[([^\[\]|]+?)(?:\|([^\[\]]+?))?\]\]")
-
-_pending: ContextVar[set | None] = ContextVar("pending_resolution", default=None)
-
-
-def body_links(body: str) -> list[str]:
-    """The labels of the ``[[…]]`` links in a Markdown body, in order, without repeats."""
-    seen: dict[str, str] = {}
-    for match in WIKI_LINK.finditer(body or ""):
-        label = match.group(1).strip()
-        seen.setdefault(normalize_label(label), label)
-    return list(seen.values())
+from .wikilinks import body_links
 
 
 def wanted_references(entry) -> dict[tuple[str, bool], tuple[str, int]]:
@@ -116,7 +98,8 @@ def link_targets(game_id: int, language: str) -> dict[str, LinkTarget]:
     The one resolution rule: see-also labels, ``[[links]]`` in bodies, errata and FAQ
     answers, the importer and the admin's preview all go through it.
     """
-    from .models import Entry, entry_path_template
+    from .addresses import entry_path_template
+    from .models import Entry
 
     published = Entry.objects.filter(game_id=game_id, language=language, status=Status.PUBLISHED)
     rows = list(published.order_by("pk").values_list("pk", "title", "aliases", "slug", "game__slug"))
@@ -141,21 +124,19 @@ def resolution_keys(game_id: int, language: str) -> dict[str, int]:
     return {key: target.id for key, target in link_targets(game_id, language).items()}
 
 
-def resolve_references(game_id: int, language: str) -> int:
-    """Point every cross-reference of one game and language at its entry, and render
-    again the texts whose links moved (``rules.rendering.refresh``); return changes."""
+def resolve(game_id: int, language: str, targets: dict[str, LinkTarget] | None = None) -> int:
+    """Point every cross-reference of one game and language at the entry its label names
+    now (``link_targets``); return how many moved. A step of ``rules.pipeline``."""
     from .models import CrossReference
-    from .rendering import refresh
 
-    targets = link_targets(game_id, language)
+    if targets is None:
+        targets = link_targets(game_id, language)
     keys = {key: target.id for key, target in targets.items()}
     refs = CrossReference.objects.filter(entry__game_id=game_id, entry__language=language).values_list(
         "pk", "normalized_label", "target_id"
     )
     changed = [(pk, keys.get(label)) for pk, label, target_id in refs if keys.get(label) != target_id]
     _set_targets(changed)
-    refresh(game_id, language, targets)
-    relations.request_refresh([game_id])
     return len(changed)
 
 
@@ -182,30 +163,3 @@ def _set_targets(changed: list[tuple[int, int | None]], batch: int = 500) -> Non
                 f"UPDATE {table} SET target_id = CASE id {cases} END WHERE id IN ({ids})",  # noqa: S608
                 params,
             )
-
-
-def request_resolution(game_id: int, language: str) -> None:
-    """Resolve now, or at the end of the surrounding ``deferred_resolution()`` block."""
-    pending = _pending.get()
-    if pending is not None:
-        pending.add((game_id, language))
-    else:
-        resolve_references(game_id, language)
-
-
-@contextmanager
-def deferred_resolution():
-    """Collect resolution requests and run each (game, language) once at the end, then
-    refresh the relations of each game once (``rules.relations``)."""
-    if _pending.get() is not None:  # nested: the outermost block resolves
-        yield
-        return
-    pending: set = set()
-    token = _pending.set(pending)
-    with relations.deferred():  # and what entries show of each other, once per game
-        try:
-            yield
-        finally:
-            _pending.reset(token)
-        for game_id, language in sorted(pending):
-            resolve_references(game_id, language)

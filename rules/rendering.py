@@ -41,8 +41,9 @@ from .anchors import add_rule_ids
 from .diffing import word_diff_html
 from .languages import ui_language_for
 from .markdown import render_markdown
-from .references import WIKI_LINK, LinkTarget, link_targets
+from .references import LinkTarget, link_targets
 from .text import normalize_label
+from .wikilinks import WIKI_LINK
 
 # 2: markup other than the allowed tags is shown as text; 3: "\<" is an escape (rules.markdown);
 # 4: numbered rules in entry bodies have their number as id (rules.anchors)

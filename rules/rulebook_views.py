@@ -6,11 +6,11 @@ from django.shortcuts import render
 
 from . import booklet as booklets
 from . import content_version
+from .addresses import CONTENT_PARAMETER
 from .builds.models import BuiltFile
 from .builds.serving import serve
 from .http import public_page
 from .languages import native_name
-from .models import CONTENT_PARAMETER
 from .page_context import game_context
 from .rulebook import contents as rulebook_contents
 

@@ -34,10 +34,11 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
 from . import content_version
+from .addresses import entry_path_template
 from .builds.models import BuiltFile
 from .builds.serving import serve
 from .http import public_page
-from .models import Entry, Game, entry_path_template
+from .models import Entry, Game
 from .querysets import Status
 
 

@@ -28,16 +28,12 @@ Decisions:
 """
 
 import hashlib
-from datetime import date
 
 from django.db.models import Q
-from django.utils.functional import cached_property
-from django.utils.safestring import SafeString, mark_safe
 
 from .bulk import store_fingerprinted
 from .diffing import word_diff_html
 from .querysets import Status
-from .relations import LinkedEntry
 
 VERSION = "1"
 DIFF_CONTEXT = 12  # words kept on each side of a change in the diff
@@ -120,50 +116,6 @@ def refresh(game_id: int) -> int:
 
 
 # The original, as the page links it: an entry shown by another.
-Original = LinkedEntry
-
-
-class TranslationState:
-    """An entry's stored status as a translation, for its page (``Entry.translation_state``)."""
-
-    def __init__(self, entry):
-        self.entry = entry
-        self.data = entry.translation_status or {}
-
-    def __bool__(self) -> bool:
-        return bool(self.data.get("original"))
-
-    @cached_property
-    def original(self) -> Original:
-        from .models import entry_path_template
-
-        item = self.data["original"]
-        url = entry_path_template(self.entry.game.slug, item["language"]).format(slug=item["slug"])
-        return Original(item["id"], item["title"], item["slug"], item.get("number", ""), item["language"], url)
-
-    @property
-    def up_to_date(self) -> bool:
-        return bool(self.data.get("up_to_date"))
-
-    @property
-    def checked(self) -> bool:
-        """Whether the version it was made from is known."""
-        return self.data.get("checked_on") is not None
-
-    @property
-    def checked_on(self) -> date | None:
-        value = self.data.get("checked_on")
-        return date.fromisoformat(value) if value else None
-
-    @property
-    def title_diff_html(self) -> SafeString:
-        return mark_safe(self.data.get("title_diff_html", ""))  # noqa: S308 - every piece escaped (rules.diffing)
-
-    @property
-    def diff_html(self) -> SafeString:
-        return mark_safe(self.data.get("diff_html", ""))  # noqa: S308 - every piece escaped (rules.diffing)
-
-
 def current(entry) -> dict | None:
     """``entry``'s status against its original as it is now, computed on the spot (the
     admin's page for marking a translation up to date; pages read the stored one)."""

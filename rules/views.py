@@ -7,10 +7,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
 
 from . import parallel
+from .addresses import CONTENT_PARAMETER, entry_url_template
 from .collation import sort_by_title
 from .forms import SearchForm
 from .http import public_page
-from .models import CONTENT_PARAMETER, Entry, EntryRedirect, Erratum, Game, Source, entry_url_template
+from .models import Entry, EntryRedirect, Erratum, Game, Source
 from .page_context import entry_page_context, game_contents, game_context
 from .prepared import PreparedQuery
 from .querysets import Status

@@ -4,7 +4,7 @@ import pytest
 from django.core.management import call_command
 
 import rules.markdown
-from rules import rendering
+from rules import pipeline, rendering
 from rules.models import Entry
 from rules.querysets import Status
 from tests.factories import make_entry, make_erratum, make_game, make_question
@@ -104,14 +104,15 @@ def test_pages_in_another_ui_language_keep_the_readers_language(client, game):
     assert 'class="xref" href="/pl/games/blue-moon/rules/kampf/"' in html
 
 
-def test_bulk_writes_are_rendered_when_references_are_resolved(game):
+def test_bulk_writes_are_rendered_when_the_pipeline_runs(game):
     make_entry(game=game, title="Fight")
     entry = make_entry(game=game, title="Boost", body="Old.")
-    # A bulk write (as the importers do) skips save(): resolution renders it.
+    # A bulk write (as the importers do) skips save(): the pipeline renders it once the
+    # write is recorded (rules.journal, rules.pipeline).
     Entry.objects.filter(pk=entry.pk).update(body="New [[Fight]].")
-    from rules.references import resolve_references
+    from rules import journal
 
-    resolve_references(game.pk, "en")
+    journal.record(journal.Change.Kind.ENTRY, journal.Change.Action.UPDATED, entry, fields={"body"})
     assert stored(entry) == '<p>New <a class="xref" href="/en/games/blue-moon/rules/fight/">Fight</a>.</p>'
 
 
@@ -137,5 +138,5 @@ def test_render_html_renders_what_is_out_of_date(game, monkeypatch):
 
     # A new renderer version renders everything again.
     monkeypatch.setattr(rendering, "RENDERER_VERSION", "test-next")
-    assert rendering.refresh_all() == 1
-    assert rendering.refresh_all() == 0
+    assert pipeline.refresh_everything()["rendering"] == 1
+    assert pipeline.refresh_everything()["rendering"] == 0

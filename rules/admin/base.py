@@ -12,10 +12,9 @@ Entry, Erratum and Question add ``preview.MarkdownPreviewAdmin``; Entry adds
 from contextlib import contextmanager
 
 from django import forms
-from django.db import transaction
 from simple_history.admin import SimpleHistoryAdmin
 
-from ..references import deferred_resolution
+from ..journal import unit_of_work
 from ..validators import ProhibitUnstorableCharactersValidator
 from .conflicts import EditConflictAdmin
 from .history import ReadableHistoryAdmin
@@ -27,7 +26,7 @@ def _writing(request):
     if request.method != "POST":
         yield
         return
-    with transaction.atomic(), deferred_resolution():
+    with unit_of_work():
         yield
 
 
@@ -35,8 +34,8 @@ class ModeratedAdmin(GameScopedAdmin, EditConflictAdmin, ReadableHistoryAdmin, S
     change_form_template = "admin/moderated/change_form.html"
 
     # One admin write (a save with its related lists, an action on many items, a bulk
-    # delete, a revert) resolves links and refreshes what entries show of each other
-    # once, at its end, inside its transaction (rules.references, rules.relations).
+    # delete, a revert) is one unit of work: its changes are recorded and derived data
+    # brought up to date once, at its end, inside its transaction (rules.journal).
     # Only POSTs: a page that only reads takes no write lock.
     def changeform_view(self, request, *args, **kwargs):
         with _writing(request):

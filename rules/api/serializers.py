@@ -31,8 +31,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from rules.addresses import entry_path_template
 from rules.languages import CONTENT_LANGUAGE_CODES, ui_language_for
-from rules.models import CrossReference, Entry, Erratum, Game, Source, entry_path_template
+from rules.models import CrossReference, Entry, Erratum, Game, Source
 from rules.querysets import Status
 from rules.rendering import absolute_links
 

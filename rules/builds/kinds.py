@@ -16,8 +16,8 @@ from django.urls import reverse
 from django.utils import translation
 
 from .. import booklet as booklets
+from ..addresses import CONTENT_PARAMETER
 from ..languages import native_name
-from ..models import CONTENT_PARAMETER
 from ..rendering import RENDERER_VERSION
 from .models import BuiltFile
 from .site import SiteRequest, site_url

@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import Max
 from django.utils import timezone
 from simple_history.utils import (
@@ -69,21 +69,19 @@ from faq.models import Question
 
 from ..bulk import create_objects
 from ..history import stamp, tracked_m2m_fields
+from ..journal import Change, change_of, deferred, record_many, unit_of_work
 from ..models import Entry, Erratum, Source
 from ..querysets import Status
-from ..references import (
-    deferred_resolution,
-    link_targets,
-    rebuild_cross_references,
-    request_resolution,
-    resolution_keys,
-)
+from ..references import link_targets, rebuild_cross_references, resolution_keys
 from ..rendering import render_fields, spec_for
 from ..search.index import index_objects
 from ..text import normalize_label
 from .report import ImportReport, Outcome
 
 BATCH = 500
+# What the row writer derives itself, batch by batch, for what it wrote: the
+# cross-reference rows (born resolved) and the search rows. The pipeline does the rest.
+DERIVED_BY_WRITER = frozenset({"references", "search"})
 # Rows per transaction of a large import (row_writer): about a third of a second of writing.
 COMMIT_EVERY = 500
 # After each of its transactions a large import on SQLite waits this long: another writer
@@ -207,7 +205,9 @@ def row_writer(
       search rows, so other writers (a moderator saving, another import) wait a batch,
       not the whole import; ``progress(stage, done, total)`` hears of each batch.
 
-    The derived data (resolution, relations) is brought up to date at the end."""
+    Every row written is recorded in the change journal (``rules.journal``), and the
+    derived-data pipeline brings the rest (resolution, rendering of links, relations …)
+    up to date at the end."""
     writer = RowWriter(
         report, reason=reason, user=user, quiet=quiet, plan_only=dry_run,
         batched=not dry_run and size > COMMIT_EVERY, total=size, progress=progress,
@@ -216,11 +216,11 @@ def row_writer(
         yield writer
         return
     if not writer.batched:
-        with transaction.atomic(), deferred_resolution():
+        with unit_of_work():  # one transaction; derived data follows before it commits
             yield writer
             writer.finish()
         return
-    with deferred_resolution():
+    with deferred():  # a unit per batch; derived data follows once, after the last
         yield writer
         writer.finish()
         if progress is not None:
@@ -297,7 +297,7 @@ class RowWriter:
             # Parents first across batches: a new row's new parent is written before it.
             ordered = parents_first(rows, lambda row: row.parent)
             for start in range(0, len(ordered), COMMIT_EVERY):
-                with transaction.atomic():
+                with unit_of_work():  # committed now; the pipeline runs after the last batch
                     self._write(game, type_, ordered[start : start + COMMIT_EVERY])
                     self._derive_written()
                 self.done += len(ordered[start : start + COMMIT_EVERY])
@@ -400,6 +400,10 @@ class RowWriter:
         saved = create_objects(objs, batch_size=BATCH)
         self._versions(model, saved, "+")
         self._written(model, saved)
+        record_many(
+            change_of(TYPES[model], Change.Action.CREATED, obj, fields={"*"}, derived=DERIVED_BY_WRITER)
+            for obj in saved
+        )
         if model is Entry:
             self.references.extend(saved)
         return saved
@@ -425,6 +429,10 @@ class RowWriter:
         model._default_manager.bulk_update(objs, sorted(fields), batch_size=BATCH)
         self._versions(model, objs, "~")
         self._written(model, objs)
+        record_many(
+            change_of(TYPES[model], Change.Action.UPDATED, obj, fields=set(changed), derived=DERIVED_BY_WRITER)
+            for obj, changed in updates
+        )
 
     def _versions(self, model, objs: list, history_type: str) -> None:
         """One history version for each of ``objs`` ("+" created, "~" changed), made as
@@ -554,12 +562,12 @@ class RowWriter:
         (a large import commits every ``COMMIT_EVERY`` of them)."""
         objs = list(objs)
         for start in range(0, len(objs), COMMIT_EVERY if self.batched else max(len(objs), 1)):
-            with transaction.atomic():
+            with unit_of_work():
                 for obj in objs[start : start + COMMIT_EVERY] if self.batched else objs:
                     outcome = Outcome(type_, title(obj), "deleted", getattr(obj, "slug", ""))
                     if not self.plan_only:
                         stamp(obj, self.reason, self.user)
-                        obj.delete()  # signals: the search index and the resolution follow
+                        obj.delete()  # recorded in the journal by its signal; the pipeline follows
                     self.report.outcomes.append(outcome)
 
     # -- at the end -----------------------------------------------------------------------
@@ -570,8 +578,6 @@ class RowWriter:
         if self.plan_only:
             return
         self._derive_written()
-        for game_id, language in sorted(self.languages):
-            request_resolution(game_id, language)
 
     def _resolution_keys(self, game_id: int, language: str, entries: list) -> dict[str, int]:
         """``resolution_keys`` of the game and language, read once per import and

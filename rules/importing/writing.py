@@ -58,7 +58,6 @@ from django.utils.translation import gettext_lazy as _
 
 from ..history import REASON_MAX_LENGTH
 from ..models import Entry, Game, Source
-from ..references import request_resolution
 from ..text import normalize_label, slugify_title
 from .errors import ImportRulesError
 from .options import ImportOptions
@@ -107,8 +106,6 @@ def write_items(items: list[ParsedItem], options: ImportOptions, report: ImportR
         writer.write(game, "question", rows["question"])
         if options.prune and source is not None:
             document.prune(writer)
-        if not options.dry_run:  # once for the whole game and language, when the import ends
-            request_resolution(game.pk, options.language)
 
 
 class _Document:

@@ -1,9 +1,9 @@
 """Keep the search index current: build documents from items, upsert, delete, rebuild.
 
-Only published items are indexed. Saves and deletes reach the index through signals
-(``connect_signals``, called from ``RulesConfig.ready``); the importers write in bulk,
-which sends no signals, so they call ``update_items`` with what they wrote. Either way
-there is no manual step; ``rebuild`` (``manage.py rebuild_search_index``) recreates
+Only published items are indexed. The index is the last step of the derived-data
+pipeline (``rules.pipeline``), which updates the items every unit of work wrote, from
+the change journal; the importers index their bulk writes themselves, batch by batch,
+and say so to the journal. ``rebuild`` (``manage.py rebuild_search_index``) recreates
 the whole index from the items, e.g. after a raw SQL change.
 
 The typo vocabulary (``SearchWord``, see ``fuzzy``) changes with the documents, in the
@@ -17,11 +17,11 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from django.db import transaction
-from django.db.models.signals import post_delete, post_save, pre_delete
+from django.db.models.signals import pre_delete
 
 from ..bulk import create_objects, insert_rows
 from ..querysets import Status
-from ..references import WIKI_LINK
+from ..wikilinks import WIKI_LINK
 from . import fuzzy
 from .models import SearchDocument, SearchName, SearchWord
 from .normalize import name_key, terms
@@ -214,29 +214,13 @@ def rebuild() -> int:
 
 
 def connect_signals() -> None:
-    for item_type, model in _models().items():
-        post_save.connect(_saved(item_type), sender=model, weak=False, dispatch_uid=f"search-save-{item_type}")
-        post_delete.connect(_deleted(item_type), sender=model, weak=False, dispatch_uid=f"search-delete-{item_type}")
+    """The one change the pipeline cannot see in time: a game's deletion cascades to its
+    documents in the database, so their words' counts go first (``pre_delete``)."""
     from ..models import Game
 
     pre_delete.connect(_game_deleted, sender=Game, weak=False, dispatch_uid="search-delete-game")
 
 
-def _saved(item_type: str):
-    def handler(sender, instance, raw=False, **kwargs):
-        if not raw:  # loaddata: rebuild afterwards
-            index_objects(item_type, [instance])  # the saved row itself: no reload
-
-    return handler
-
-
 def _game_deleted(sender, instance, **kwargs):
     """Its documents go by cascade, in the database: take their words with them first."""
     remove_documents(SearchDocument.objects.filter(game_id=instance.pk))
-
-
-def _deleted(item_type: str):
-    def handler(sender, instance, **kwargs):
-        remove_items(item_type, [instance.pk])
-
-    return handler

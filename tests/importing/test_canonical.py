@@ -233,9 +233,9 @@ def test_cross_references_resolve_after_import(game, monkeypatch):
     import rules.references
 
     calls = []
-    original = rules.references.resolve_references
+    original = rules.references.resolve
     monkeypatch.setattr(
-        rules.references, "resolve_references", lambda *args: calls.append(args) or original(*args)
+        rules.references, "resolve", lambda *args, **kwargs: calls.append(args) or original(*args, **kwargs)
     )
     import_canonical(a, options())
     game = Game.objects.get(slug=SLUG)

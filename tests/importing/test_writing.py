@@ -143,8 +143,8 @@ class TestAllOrNothing:
         def fail(*args, **kwargs):
             raise RuntimeError("the database went away")
 
-        # Resolution runs last, when the import's writes are all done.
-        monkeypatch.setattr(references, "resolve_references", fail)
+        # Resolution runs when the import's writes are all done (rules.pipeline).
+        monkeypatch.setattr(references, "resolve", fail)
         with pytest.raises(RuntimeError):
             import_document(SECOND_EDITION, options())
         assert (

@@ -1,20 +1,22 @@
-"""Render the stored HTML of every entry, erratum and FAQ answer that is out of date."""
+"""Bring every derived column up to date: stored HTML, resolved links, relations,
+errata applied and translation status, for every game and language (``rules.pipeline``)."""
 
 from django.core.management.base import BaseCommand
 
-from rules import relations
-from rules.rendering import refresh_all
+from rules.pipeline import refresh_everything
 
 
 class Command(BaseCommand):
     help = (
-        "Render again the stored HTML of entries, errata and FAQ answers whose text, links "
-        "or renderer changed (rules.rendering), and what each entry shows of other items "
-        "(rules.relations). Safe to run at any time."
+        "Run the derived-data pipeline over every game and language (rules.pipeline): links "
+        "resolved, stored HTML rendered again where its text, links or renderer changed, what "
+        "each entry shows of other items, errata applied, translation status. Only what is "
+        "out of date is written; safe to run at any time."
     )
 
     def handle(self, *args, **options):
-        changed = refresh_all()
-        self.stdout.write(f"{changed} item{'s' if changed != 1 else ''} rendered again")
-        changed = relations.refresh_all()
-        self.stdout.write(f"{changed} entr{'ies' if changed != 1 else 'y'} with new relations")
+        written = refresh_everything()
+        self.stdout.write(f"{written.get('rendering', 0)} items rendered again")
+        self.stdout.write(f"{written.get('relations', 0)} entries with new relations")
+        for step in ("references", "corrections", "translation_status"):
+            self.stdout.write(f"{step.replace('_', ' ')}: {written.get(step, 0)} rows written")
