@@ -269,7 +269,7 @@ def _saved(sender, instance, created, raw=False, **kwargs) -> None:
     instance._journal_before = None
     kind = watched.kind
     if created or before is None:
-        _add([_recorded(kind, Change.Action.CREATED, instance, fields={"*"})])
+        record_many([_recorded(kind, Change.Action.CREATED, instance, fields={"*"})])
         return
     after = {name: getattr(instance, name) for name in watched.tracked}
     changed = {name for name in watched.tracked if before.get(name) != after[name]}

@@ -9,11 +9,11 @@ belong to one game; a language has at most one linked version. Every change goes
 import uuid
 from dataclasses import dataclass
 
-from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils.translation import gettext as _
 
 from .history import latest_version, stamp
+from .journal import unit_of_work
 from .languages import CONTENT_LANGUAGE_CODES, native_name
 from .models import Entry
 from .querysets import Status
@@ -124,7 +124,7 @@ def start_translation(entry: Entry, language: str, user) -> Entry:
         raise TranslationError(_("“%(language)s” is not a content language.") % {"language": language})
     if language == entry.language:
         raise TranslationError(_("The entry is already written in %(language)s.") % {"language": native_name(language)})
-    with transaction.atomic():
+    with unit_of_work():
         existing = version_in(entry, language)
         if existing is not None:
             raise TranslationError(
@@ -202,7 +202,7 @@ def link(entry: Entry, other: Entry, user) -> None:
         raise TranslationError(_("“%(title)s” is in the same language.") % {"title": other})
     if other.translation_key == entry.translation_key:
         raise TranslationError(_("“%(title)s” is already linked.") % {"title": other})
-    with transaction.atomic():
+    with unit_of_work():
         existing = version_in(entry, other.language)
         if existing is not None:
             raise TranslationError(
@@ -223,7 +223,7 @@ def unlink(entry: Entry, other: Entry, user) -> None:
     and neither is recorded as translated from the other any more."""
     if other.pk == entry.pk or other.translation_key != entry.translation_key or other.game_id != entry.game_id:
         raise TranslationError(_("“%(title)s” is not linked to this entry.") % {"title": other})
-    with transaction.atomic():
+    with unit_of_work():
         other.translation_key = uuid.uuid4()
         if other.translation_of_id == entry.pk:
             other.translation_of, other.translation_base = None, None

@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from .collation import sort_by_title, sort_key
 from .content_version import lock_for_writing
 from .history import stamp
+from .journal import unit_of_work
 from .models import CrossReference, Entry, Erratum, Game
 from .querysets import Status
 from .text import normalize_label
@@ -184,7 +184,7 @@ def create_wanted_entry(game: Game, language: str, label: str, user) -> tuple[En
     Saved through ``Entry.save()``: the history records who and why, and the draft's
     title joins the reference resolution (it resolves once it is published).
     """
-    with transaction.atomic():
+    with unit_of_work():
         lock_for_writing()  # before the game row (rules.content_version)
         Game.objects.select_for_update().filter(pk=game.pk).first()
         existing = entry_named(game, language, label)

@@ -26,13 +26,13 @@ version the save made, instead of one extra version per M2M signal.
 from django.contrib import messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import router, transaction
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.translation import gettext as _
 
 from .. import history as history_service
+from ..journal import unit_of_work
 
 
 class ReadableHistoryAdmin:
@@ -100,7 +100,7 @@ class ReadableHistoryAdmin:
         return f"{self.admin_site.name}:{opts.app_label}_{opts.model_name}_revert"
 
     def revert_view(self, request, object_id, version_id):
-        with transaction.atomic(using=router.db_for_write(self.model)):
+        with unit_of_work():  # one write: its changes recorded, derived data once (rules.journal)
             return self._revert_view(request, object_id, version_id)
 
     def _revert_view(self, request, object_id, version_id):

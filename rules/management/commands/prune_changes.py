@@ -1,0 +1,26 @@
+"""Delete change journal rows older than ``rules.journal.KEEP_DAYS`` days.
+
+    python manage.py prune_changes [--days N]
+
+Run it daily (cron, a systemd timer). A client of the change feed whose cursor is older
+than what is kept starts again from a full copy.
+"""
+
+from datetime import timedelta
+
+from django.core.management.base import BaseCommand
+from django.utils import timezone
+
+from rules.journal import KEEP_DAYS, Change
+
+
+class Command(BaseCommand):
+    help = f"Delete change journal rows older than --days (default {KEEP_DAYS})."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--days", type=int, default=KEEP_DAYS, help=f"days kept (default {KEEP_DAYS})")
+
+    def handle(self, *args, **options):
+        cutoff = timezone.now() - timedelta(days=options["days"])
+        deleted, _ = Change.objects.filter(at__lt=cutoff).delete()
+        self.stdout.write(f"{deleted} change{'s' if deleted != 1 else ''} older than {options['days']} days deleted")
