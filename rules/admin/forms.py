@@ -76,5 +76,8 @@ class EntryAdminForm(forms.ModelForm):
                 "The entry's address. Left as it is, a slug made from the title follows a new title; "
                 "every old address keeps working as a permanent redirect."
             ),
-            "title": _("Renaming keeps the old title as an alias, so links written with it still lead here."),
+            "title": _(
+                "Renaming an entry that was published under its title keeps that title as an alias, so links "
+                "written with it still lead here."
+            ),
         }
