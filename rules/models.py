@@ -11,6 +11,7 @@ from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
+from . import entry_links
 from .languages import CONTENT_LANGUAGES, UI_LANGUAGES, ui_language_for
 from .querysets import EntryQuerySet, GameQuerySet, PublishableQuerySet, SourceQuerySet, Status
 from .text import normalize_label, normalize_text_fields, numbered_title, slugify_title
@@ -577,6 +578,10 @@ class Erratum(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("rules:errata", kwargs={"game": self.game.slug}) + f"#{self.slug}"
+
+
+# An erratum affects entries of its own game and language only (rules.entry_links).
+entry_links.guard(Erratum.affects)
 
 
 from .builds.models import BuiltFile  # noqa: E402,F401 - registered with this app

@@ -13,8 +13,9 @@ from django.utils.translation import gettext_lazy as _
 from ..models import CrossReference, Entry, Erratum, Game, Source
 from .actions import STATUS_ACTIONS
 from .base import ModeratedAdmin
-from .forms import EntryAdminForm
+from .forms import AboutEntriesForm, EntryAdminForm
 from .importing import import_urls
+from .pickers import EntryPickerAdmin, EntryPickerUrls
 from .preview import MarkdownPreviewAdmin
 from .translations import TranslationsAdmin, mark_up_to_date
 
@@ -62,7 +63,7 @@ class CrossReferenceInline(admin.TabularInline):
 
 
 @admin.register(Entry)
-class EntryAdmin(TranslationsAdmin, MarkdownPreviewAdmin, ModeratedAdmin):
+class EntryAdmin(EntryPickerUrls, TranslationsAdmin, MarkdownPreviewAdmin, ModeratedAdmin):
     form = EntryAdminForm
     list_display = ["__str__", "game", "language", "kind", "status", "is_fragment", "updated_at"]
     list_filter = ["status", "game", "language", "kind", "is_fragment"]
@@ -87,10 +88,11 @@ class EntryAdmin(TranslationsAdmin, MarkdownPreviewAdmin, ModeratedAdmin):
 
 
 @admin.register(Erratum)
-class ErratumAdmin(MarkdownPreviewAdmin, ModeratedAdmin):
+class ErratumAdmin(EntryPickerAdmin, MarkdownPreviewAdmin, ModeratedAdmin):
+    form = AboutEntriesForm
     list_display = ["title", "game", "language", "kind", "status", "published_on"]
     list_filter = ["status", "game", "language", "kind"]
     search_fields = ["title", "corrected_text", "original_text"]
-    filter_horizontal = ["affects"]
+    entry_picker_fields = ("affects",)
     raw_id_fields = ["source"]
     actions = STATUS_ACTIONS
