@@ -10,6 +10,7 @@ from .. import entry_links
 from ..models import Entry
 from ..text import normalize_label
 from ..validators import ProhibitUnstorableCharactersValidator
+from .reasons import ChangeReasonForm
 
 MAX_LABEL_LENGTH = 300  # CrossReference.label's column
 
@@ -55,7 +56,7 @@ class LabelListField(forms.Field):
         return self.to_python(initial or []) != self.to_python(data)
 
 
-class EntryAdminForm(forms.ModelForm):
+class EntryAdminForm(ChangeReasonForm):
     aliases = LabelListField(
         label=capfirst(_("aliases")),
         required=False,
@@ -98,7 +99,7 @@ class EntryAdminForm(forms.ModelForm):
         return cleaned
 
 
-class AboutEntriesForm(forms.ModelForm):
+class AboutEntriesForm(ChangeReasonForm):
     """An erratum's or a FAQ question's form: the entries it is about must be of the game
     and language the form gives it. The model would refuse the link too
     (``rules.entry_links``); here the refusal is on the field, with the moderator's
