@@ -77,6 +77,10 @@ class EntryPicker(AutocompleteSelectMultiple):
         attrs["class"] = " ".join([*classes, "entry-picker"])
         attrs["data-game-field"] = "game"
         attrs["data-language-field"] = "language"
+        # No "clear all" cross: one click would drop every chosen entry, and it sits in
+        # select2's list of choices, where only list items belong (axe: "list"). Each
+        # chosen entry keeps its own cross.
+        attrs["data-allow-clear"] = "false"
         return attrs
 
     @property

@@ -11,6 +11,15 @@
         return field ? field.value : '';
     }
 
+    // select2's search box has no label of its own: it takes the field's (axe: "label").
+    function labelSearch(select) {
+        const label = select.id ? document.querySelector(`label[for="${select.id}"]`) : null;
+        const search = $(select).next('.select2-container').find('.select2-search__field');
+        if (label) {
+            search.attr('aria-label', label.textContent.replace(/:\s*$/, '').trim());
+        }
+    }
+
     function start(select) {
         $(select).select2({
             ajax: {
@@ -24,6 +33,13 @@
                     language: chosen(select, select.dataset.languageField)
                 })
             }
+        });
+        labelSearch(select);
+        // Open, the box names its list with aria-owns only; a combobox names it with
+        // aria-controls (axe: "aria-required-attr").
+        $(select).on('select2:open', () => {
+            const box = $(select).next('.select2-container').find('.select2-selection');
+            box.attr('aria-controls', box.attr('aria-owns'));
         });
     }
 

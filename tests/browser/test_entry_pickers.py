@@ -40,6 +40,17 @@ def games():
     return arkham, marvel, entries
 
 
+def no_axe_violations_in(page, *selectors: str) -> None:
+    """axe-core (offline) finds nothing in these parts of the page: the form and, when
+    open, the picker's list. (The rest is Django's own admin chrome: its breadcrumbs'
+    links are told apart by colour alone, which axe reports on every admin page.) Not
+    in the CSP tests: axe itself applies inline styles, which the policy reports."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page, context={"include": [[selector] for selector in selectors]})
+    assert results.violations_count == 0, results.generate_report()
+
+
 def search(page, field: str, term: str):
     """Open the picker of ``field``, type ``term``; the options it offers."""
     page.locator(f".field-{field} .select2-selection").click()
@@ -124,3 +135,23 @@ def test_a_link_to_another_games_entry_is_refused_on_the_field(live_server, page
     erratum.refresh_from_db()
     assert (erratum.game, list(erratum.affects.all())) == (marvel, [entries["marvel"]])
     assert csp_violations.all() == []
+
+
+def test_the_picker_passes_axe_closed_open_and_with_an_error(live_server, page, games):
+    arkham, marvel, entries = games
+    erratum = make_erratum(game=arkham, language="de", title="Reaktionen korrigiert", affects=[entries["arkham"]])
+    make_staff("maria", MODERATORS_GROUP)
+    log_in(page, live_server.url, "maria")
+    page.goto(f"{live_server.url}/admin/rules/erratum/{erratum.pk}/change/")
+    no_axe_violations_in(page, "#content-main")
+    # The search box is named by the field's label.
+    expect(page.locator(".field-affects .select2-search__field")).to_have_attribute("aria-label", "Affects")
+
+    search(page, "affects", "reak")
+    no_axe_violations_in(page, "#content-main", ".select2-dropdown")
+    page.keyboard.press("Escape")
+
+    page.locator("#id_game").select_option(label="Marvel Champions")
+    page.locator("input[name=_continue]").click()
+    expect(page.locator(".field-affects .errorlist")).to_be_visible()
+    no_axe_violations_in(page, "#content-main")
