@@ -15,6 +15,7 @@ from .actions import STATUS_ACTIONS
 from .base import ModeratedAdmin
 from .forms import AboutEntriesForm, EntryAdminForm
 from .importing import import_urls
+from .lists import ListLayoutAdmin, game_and_language, published, updated
 from .pickers import EntryPickerAdmin, EntryPickerUrls
 from .preview import MarkdownPreviewAdmin
 from .translations import TranslationsAdmin, mark_up_to_date
@@ -63,9 +64,9 @@ class CrossReferenceInline(admin.TabularInline):
 
 
 @admin.register(Entry)
-class EntryAdmin(EntryPickerUrls, TranslationsAdmin, MarkdownPreviewAdmin, ModeratedAdmin):
+class EntryAdmin(ListLayoutAdmin, EntryPickerUrls, TranslationsAdmin, MarkdownPreviewAdmin, ModeratedAdmin):
     form = EntryAdminForm
-    list_display = ["__str__", "game", "language", "kind", "status", "is_fragment", "updated_at"]
+    list_display = ["__str__", "status", game_and_language, "kind", updated]
     list_filter = ["status", "game", "language", "kind", "is_fragment"]
     search_fields = ["title", "slug", "body"]
     list_select_related = ["game"]
@@ -88,9 +89,9 @@ class EntryAdmin(EntryPickerUrls, TranslationsAdmin, MarkdownPreviewAdmin, Moder
 
 
 @admin.register(Erratum)
-class ErratumAdmin(EntryPickerAdmin, MarkdownPreviewAdmin, ModeratedAdmin):
+class ErratumAdmin(ListLayoutAdmin, EntryPickerAdmin, MarkdownPreviewAdmin, ModeratedAdmin):
     form = AboutEntriesForm
-    list_display = ["title", "game", "language", "kind", "status", "published_on"]
+    list_display = ["title", "status", game_and_language, "kind", published]
     list_filter = ["status", "game", "language", "kind"]
     search_fields = ["title", "corrected_text", "original_text"]
     entry_picker_fields = ("affects",)
