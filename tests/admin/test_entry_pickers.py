@@ -311,3 +311,23 @@ def test_the_refusal_in_german(moderator_client, arkham, reaktion, marvel_reakti
         "Arkham Horror, Deutsch): Ein Erratum oder eine FAQ-Frage betrifft nur Einträge des eigenen Spiels in der "
         "eigenen Sprache."
     ]
+
+
+def test_a_revert_that_would_link_across_games_is_refused_with_the_reason(moderator_client, arkham, marvel, reaktion):
+    erratum = make_erratum(game=arkham, language="de", title="Korrektur")
+    submit_change_form(moderator_client, erratum, affects=[str(reaktion.pk)])
+    linked = erratum.history.latest()
+    submit_change_form(moderator_client, erratum, affects=[])
+    # The entry has moved to another game since (written outside the admin's forms).
+    Entry.objects.filter(pk=reaktion.pk).update(game=marvel)
+    url = reverse("admin:rules_erratum_revert", args=[erratum.pk, linked.history_id])
+    versions = erratum.history.count()
+
+    response = moderator_client.post(url, {"_version": str(erratum.history.latest().history_id)}, follow=True)
+
+    assert response.status_code == HTTPStatus.OK
+    assert [str(message) for message in response.context["messages"]][-1] == (
+        "“Reaktion” (Marvel Champions, German) is not of this erratum's game and language (Arkham Horror, German): "
+        "an erratum or FAQ question is only about entries of its own game and language."
+    )
+    assert not erratum.affects.exists() and erratum.history.count() == versions
