@@ -7,6 +7,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
+from rules import entry_links
 from rules.languages import CONTENT_LANGUAGES
 from rules.models import RENDERED_FIELDS, STATUS_CHOICES, Entry, Game, Source, unique_slug_for
 from rules.querysets import PublishableQuerySet, Status
@@ -60,3 +61,7 @@ class Question(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("faq:list", kwargs={"game": self.game.slug}) + f"#{self.slug}"
+
+
+# A question relates to entries of its own game and language only (rules.entry_links).
+entry_links.guard(Question.related_entries)

@@ -10,6 +10,7 @@ from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
+from . import entry_links
 from .addresses import CONTENT_PARAMETER
 from .choices import ErratumKind
 from .journal import unit_of_work
@@ -34,6 +35,11 @@ STATUS_CHOICES = [
     (Status.PUBLISHED, _("Published")),
     (Status.ARCHIVED, _("Archived")),
 ]
+
+
+# What Entry.save() compares with the row as loaded: a rename, a body edit, a move, and
+# whether the title was public (Entry.was_published_as).
+STORED_FIELDS = ("title", "slug", "body", "game_id", "language", "status")
 
 
 def unique_slug_for(obj, text: str) -> str:
@@ -278,9 +284,7 @@ class Entry(models.Model):
     def from_db(cls, db, field_names, values):
         instance = super().from_db(db, field_names, values)
         # What was stored, to tell a rename or a body edit on save (see save()).
-        instance._stored = {
-            name: instance.__dict__.get(name) for name in ("title", "slug", "body", "game_id", "language")
-        }
+        instance._stored = {name: instance.__dict__.get(name) for name in STORED_FIELDS}
         return instance
 
     def save(self, *args, **kwargs) -> None:
@@ -288,8 +292,9 @@ class Entry(models.Model):
 
         - A new title moves a slug that was made from the old title along with it;
           the old slug keeps working as a permanent redirect (``EntryRedirect``).
-        - The old title becomes an alias, so cross-references written with it still
-          resolve to this entry (and readers who search for it still find it).
+        - The old title, if the entry was published under it, becomes an alias, so
+          cross-references written with it still resolve to this entry (and readers
+          who search for it still find it).
         - A changed body marks the text as checked now (the errata worklist).
 
         One unit of work (``rules.journal``): the row and its old address are recorded
@@ -300,7 +305,7 @@ class Entry(models.Model):
         stored = getattr(self, "_stored", None)
         renamed = stored is not None and stored["title"] != self.title
         if renamed:
-            self._follow_rename(stored["title"], stored["slug"])
+            self._follow_rename(stored["title"], stored["slug"], stored["status"])
         if not self.slug:
             self.slug = unique_slug_for(self, self.title)
         if stored is not None and stored["body"] != self.body:
@@ -308,16 +313,29 @@ class Entry(models.Model):
         with unit_of_work():
             super().save(*args, **kwargs)
             self._keep_old_slug(stored)
-        self._stored = {name: self.__dict__.get(name) for name in ("title", "slug", "body", "game_id", "language")}
+        self._stored = {name: self.__dict__.get(name) for name in STORED_FIELDS}
 
-    def _follow_rename(self, old_title: str, old_slug: str) -> None:
+    def _follow_rename(self, old_title: str, old_slug: str, old_status: str | None) -> None:
         if self.slug == old_slug and slug_was_made_from(old_slug, old_title):
             self.slug = unique_slug_for(self, self.title)
-        # Readers and links only ever knew the old title if the entry was published once
-        # (a started translation is renamed from its source title: no alias for that).
-        was_public = self.status == Status.PUBLISHED or self.history.filter(status=Status.PUBLISHED).exists()
-        if was_public and normalize_label(old_title) not in self.lookup_keys:
+        if normalize_label(old_title) in self.lookup_keys:
+            return
+        if self.was_published_as(old_title, old_status):
             self.aliases = [*(self.aliases or []), old_title]
+
+    def was_published_as(self, title: str, stored_status: str | None) -> bool:
+        """Whether readers and links could know this entry as ``title``: it is stored
+        published with that title (``stored_status``), or a version of it was published
+        under it.
+
+        What the entry becomes in the save under way does not count: a translation
+        started from another entry is a draft carrying its source's title, and renamed
+        in the very save that first publishes it, that title was never its own on the
+        site (it was the original's), so it becomes no alias.
+        """
+        if stored_status == Status.PUBLISHED:
+            return True
+        return self.history.filter(status=Status.PUBLISHED, title=title).exists()
 
     def _keep_old_slug(self, stored: dict | None) -> None:
         """The old slug redirects here; a slug this entry now uses redirects nowhere.
@@ -508,6 +526,10 @@ class Erratum(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("rules:errata", kwargs={"game": self.game.slug}) + f"#{self.slug}"
+
+
+# An erratum affects entries of its own game and language only (rules.entry_links).
+entry_links.guard(Erratum.affects)
 
 
 from .builds.models import BuiltFile  # noqa: E402,F401 - registered with this app

@@ -13,8 +13,10 @@ from django.utils.translation import gettext_lazy as _
 from ..models import CrossReference, Entry, Erratum, Game, Source
 from .actions import STATUS_ACTIONS
 from .base import ModeratedAdmin
-from .forms import EntryAdminForm
+from .forms import AboutEntriesForm, EntryAdminForm
 from .importing import import_urls
+from .lists import ListLayoutAdmin, game_and_language, published, updated
+from .pickers import EntryPickerAdmin, EntryPickerUrls
 from .preview import MarkdownPreviewAdmin
 from .translations import TranslationsAdmin, mark_up_to_date
 
@@ -62,9 +64,9 @@ class CrossReferenceInline(admin.TabularInline):
 
 
 @admin.register(Entry)
-class EntryAdmin(TranslationsAdmin, MarkdownPreviewAdmin, ModeratedAdmin):
+class EntryAdmin(ListLayoutAdmin, EntryPickerUrls, TranslationsAdmin, MarkdownPreviewAdmin, ModeratedAdmin):
     form = EntryAdminForm
-    list_display = ["__str__", "game", "language", "kind", "status", "is_fragment", "updated_at"]
+    list_display = ["__str__", "status", game_and_language, "kind", updated]
     list_filter = ["status", "game", "language", "kind", "is_fragment"]
     search_fields = ["title", "slug", "body"]
     list_select_related = ["game"]
@@ -87,10 +89,11 @@ class EntryAdmin(TranslationsAdmin, MarkdownPreviewAdmin, ModeratedAdmin):
 
 
 @admin.register(Erratum)
-class ErratumAdmin(MarkdownPreviewAdmin, ModeratedAdmin):
-    list_display = ["title", "game", "language", "kind", "status", "published_on"]
+class ErratumAdmin(ListLayoutAdmin, EntryPickerAdmin, MarkdownPreviewAdmin, ModeratedAdmin):
+    form = AboutEntriesForm
+    list_display = ["title", "status", game_and_language, "kind", published]
     list_filter = ["status", "game", "language", "kind"]
     search_fields = ["title", "corrected_text", "original_text"]
-    filter_horizontal = ["affects"]
+    entry_picker_fields = ("affects",)
     raw_id_fields = ["source"]
     actions = STATUS_ACTIONS

@@ -15,17 +15,24 @@ from ..querysets import Status
 
 
 def _set_status(modeladmin, request, queryset, status: str, reason: str) -> None:
-    changed = 0
+    """Give every selected item ``status`` and say how many changed and how many had it.
+
+    Both counts come from the rows locked and read here. ``queryset`` is the change
+    list's, with its filters: counting it again after the change (``?status__exact=draft``
+    no longer matches a row just published) said "-2 items already had that status".
+    """
     with transaction.atomic():
         lock_for_writing()  # before the rows (rules.content_version)
-        for obj in queryset.select_for_update():
+        selected = list(queryset.select_for_update())
+        changed = 0
+        for obj in selected:
             if obj.status == status:
                 continue
             obj.status = status
             stamp(obj, reason)
             obj.save()
             changed += 1
-    unchanged = queryset.count() - changed
+    unchanged = len(selected) - changed
     modeladmin.message_user(
         request,
         ngettext("%(count)d item changed.", "%(count)d items changed.", changed) % {"count": changed},

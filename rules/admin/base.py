@@ -3,6 +3,7 @@
 - ``scoping.GameScopedAdmin``: per-game moderators see and edit only their games.
 - ``conflicts.EditConflictAdmin``: a save over someone else's newer change is refused.
 - ``history.ReadableHistoryAdmin``: history with readable diffs and one-step revert.
+- ``reasons.ChangeReasonAdmin``: an optional "reason for this change", kept with the version.
 - ``SimpleHistoryAdmin`` (django-simple-history): the history pages themselves.
 
 Entry, Erratum and Question add ``preview.MarkdownPreviewAdmin``; Entry adds
@@ -18,6 +19,7 @@ from ..journal import unit_of_work
 from ..validators import ProhibitUnstorableCharactersValidator
 from .conflicts import EditConflictAdmin
 from .history import ReadableHistoryAdmin
+from .reasons import ChangeReasonAdmin
 from .scoping import GameScopedAdmin
 
 
@@ -30,7 +32,7 @@ def _writing(request):
         yield
 
 
-class ModeratedAdmin(GameScopedAdmin, EditConflictAdmin, ReadableHistoryAdmin, SimpleHistoryAdmin):
+class ModeratedAdmin(GameScopedAdmin, EditConflictAdmin, ReadableHistoryAdmin, ChangeReasonAdmin, SimpleHistoryAdmin):
     change_form_template = "admin/moderated/change_form.html"
 
     # One admin write (a save with its related lists, an action on many items, a bulk

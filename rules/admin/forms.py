@@ -1,13 +1,16 @@
-"""Admin form fields: ordered label lists edited as one label per line."""
+"""Admin forms: ordered label lists edited as one label per line; the entries an erratum
+or a FAQ question is about, of its own game and language (``rules.entry_links``)."""
 
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
+from .. import entry_links
 from ..models import Entry
 from ..text import normalize_label
 from ..validators import ProhibitUnstorableCharactersValidator
+from .reasons import ChangeReasonForm
 
 MAX_LABEL_LENGTH = 300  # CrossReference.label's column
 
@@ -53,7 +56,7 @@ class LabelListField(forms.Field):
         return self.to_python(initial or []) != self.to_python(data)
 
 
-class EntryAdminForm(forms.ModelForm):
+class EntryAdminForm(ChangeReasonForm):
     aliases = LabelListField(
         label=capfirst(_("aliases")),
         required=False,
@@ -76,5 +79,44 @@ class EntryAdminForm(forms.ModelForm):
                 "The entry's address. Left as it is, a slug made from the title follows a new title; "
                 "every old address keeps working as a permanent redirect."
             ),
-            "title": _("Renaming keeps the old title as an alias, so links written with it still lead here."),
+            "title": _(
+                "Renaming an entry that was published under its title keeps that title as an alias, so links "
+                "written with it still lead here."
+            ),
         }
+
+    def clean(self):
+        """An entry that errata or questions are about stays in their game and language."""
+        cleaned = super().clean()
+        entry, game, language = self.instance, cleaned.get("game"), cleaned.get("language")
+        if entry.pk is None or game is None or not language:
+            return cleaned
+        if (game.pk, language) == (entry.game_id, entry.language):  # the stored values until saved
+            return cleaned
+        items = entry_links.items_about(entry)
+        if items:
+            self.add_error("game" if game.pk != entry.game_id else "language", entry_links.move_error(items))
+        return cleaned
+
+
+class AboutEntriesForm(ChangeReasonForm):
+    """An erratum's or a FAQ question's form: the entries it is about must be of the game
+    and language the form gives it. The model would refuse the link too
+    (``rules.entry_links``); here the refusal is on the field, with the moderator's
+    choices still in the form."""
+
+    def clean(self):
+        cleaned = super().clean()
+        game, language = cleaned.get("game"), cleaned.get("language")
+        if game is None or not language:
+            return cleaned
+        for name, field in self.fields.items():
+            entries = cleaned.get(name)
+            if entries is None or not isinstance(field, forms.ModelMultipleChoiceField):
+                continue
+            if field.queryset.model is not Entry:
+                continue
+            strangers = entry_links.outside(entries, game.pk, language)
+            if strangers:
+                self.add_error(name, entry_links.cross_link_error(self.instance, game, language, strangers))
+        return cleaned

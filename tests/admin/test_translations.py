@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from rules.models import Entry
 from rules.querysets import Status
+from tests.admin.forms import submit_change_form
 from tests.factories import make_entry, make_game
 
 pytestmark = pytest.mark.django_db
@@ -263,3 +264,61 @@ def test_the_public_language_switcher_leads_to_the_linked_translation(moderator_
     assert response.status_code == HTTPStatus.FOUND
     assert response.url == german_url
     assert "Angriff" in html(client.get(german_url))
+
+
+def aliases_on_form(client, entry) -> str:
+    """The aliases textarea of the entry's change form, as the moderator sees it."""
+    page = html(client.get(change_url(entry)))
+    return re.search(r'<textarea name="aliases"[^>]*>(.*?)</textarea>', page, re.S).group(1).strip()
+
+
+def test_a_started_translation_renamed_as_it_is_first_published_keeps_no_alias_of_the_source_title(
+    moderator_client, game, attack
+):
+    moderator_client.post(start_url(attack, "de"))
+    draft = Entry.objects.get(game=game, language="de")
+    assert draft.title == "Attack"
+
+    response = submit_change_form(moderator_client, draft, title="Angriff", status=Status.PUBLISHED)
+
+    assert response.status_code == HTTPStatus.FOUND
+    draft.refresh_from_db()
+    assert (draft.title, draft.status, draft.slug) == ("Angriff", Status.PUBLISHED, "angriff")
+    assert draft.aliases == []
+    assert aliases_on_form(moderator_client, draft) == ""
+    # A German label "Attack" names no German entry: it is wanted, not this one.
+    teller = make_entry(game=game, language="de", title="Verteidigung", see_also=["Attack"])
+    assert teller.cross_references.get().target is None
+
+
+def test_a_started_translation_renamed_as_a_draft_then_published_keeps_only_titles_it_was_published_under(
+    moderator_client, game, attack
+):
+    moderator_client.post(start_url(attack, "de"))
+    draft = Entry.objects.get(game=game, language="de")
+    submit_change_form(moderator_client, draft, title="Angrif")  # a typo, fixed before publishing
+    submit_change_form(moderator_client, draft, title="Angriff", status=Status.PUBLISHED)
+    draft.refresh_from_db()
+    assert draft.aliases == []
+
+    # Published as "Angriff": readers know it by that title, so a rename keeps it.
+    submit_change_form(moderator_client, draft, title="Angriffe")
+
+    draft.refresh_from_db()
+    assert draft.aliases == ["Angriff"]
+    assert aliases_on_form(moderator_client, draft) == "Angriff"
+
+
+def test_an_entry_published_under_a_title_keeps_it_as_an_alias_after_returning_to_draft(moderator_client, game):
+    entry = make_entry(game=game, title="Assault", status=Status.DRAFT)
+    submit_change_form(moderator_client, entry, status=Status.PUBLISHED)
+    submit_change_form(moderator_client, entry, status=Status.DRAFT)
+
+    submit_change_form(moderator_client, entry, title="Attack")
+
+    entry.refresh_from_db()
+    assert entry.aliases == ["Assault"]
+    # Renamed again while still a draft: "Attack" was never public, "Assault" stays.
+    submit_change_form(moderator_client, entry, title="Onslaught")
+    entry.refresh_from_db()
+    assert entry.aliases == ["Assault"]
