@@ -43,9 +43,11 @@ test: install
 api-contract: install
 	$(BIN)/python scripts/api_contract.py
 
-# ruff with the configuration in pyproject.toml (lint rules, import order, line length).
+# ruff with the configuration in pyproject.toml (lint rules, import order, line length),
+# then import-linter's contracts there: the layers of rules/ and no import cycle.
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 migrations-check: install
 	DJANGO_DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run

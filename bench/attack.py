@@ -87,7 +87,7 @@ def main() -> int:
         from django.contrib.auth import get_user_model
         from django.db import connections
 
-        from rules.models import Entry
+        from rules.content.models import Entry
 
         get_user_model().objects.create_superuser(MODERATOR, "moderator@example.org", PASSWORD)
         edited = Entry.objects.filter(game__slug=serve.GAME_SLUG).order_by("pk").values_list("pk", flat=True)[:5]

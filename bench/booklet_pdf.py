@@ -1,4 +1,4 @@
-"""Benchmark: the PDF of a generated glossary (``rules.booklet_pdf``), as the background
+"""Benchmark: the PDF of a generated glossary (``rules.builds.booklet_pdf``), as the background
 worker builds it (``rules.builds``).
 
     python bench/booklet_pdf.py [COUNT] [--runs 3] [--markup] [--database-url URL]
@@ -25,8 +25,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 
 def add_markup(game) -> None:
-    from rules.models import Entry
-    from rules.rendering import render_fields
+    from rules.content.models import Entry
+    from rules.derived.rendering import render_fields
 
     entries = list(Entry.objects.filter(game=game).order_by("title"))
     for index, entry in enumerate(entries):
@@ -54,9 +54,9 @@ def main() -> None:
     setup_django(args.database_url)
     from generate_glossary import glossary
 
+    from rules.content.models import Game
     from rules.importing import ImportOptions, import_document
     from rules.importing.pipeline import SourceInfo
-    from rules.models import Game
 
     options = ImportOptions(
         game="bench", game_name="Benchmark Game", language="en", kind="glossary",

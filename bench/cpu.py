@@ -51,7 +51,7 @@ def main() -> int:
     django.setup()
     from django.core.handlers.wsgi import WSGIHandler
 
-    from rules.models import Entry, Game
+    from rules.content.models import Entry, Game
 
     entry = Entry.objects.published().get(title="Besitz und Kontrolle")
     game = Game.objects.get(slug="benchmark-game")

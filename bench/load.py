@@ -55,7 +55,7 @@ def main() -> int:
     from django.contrib.auth import get_user_model
     from django.db import connections
 
-    from rules.models import Entry
+    from rules.content.models import Entry
 
     get_user_model().objects.create_superuser("loadtest", "load@example.org", PASSWORD)
     generated = list(
@@ -141,7 +141,7 @@ def run_load(base_url: str, read_paths: list[str], edited: list[int], args) -> t
 def report(reads: list, writes: list, duration: int, log: Path) -> int:
     from django.db import connections
 
-    from rules.models import Entry
+    from rules.content.models import Entry
 
     connections.close_all()
     latencies = sorted(seconds for _status, seconds in reads)

@@ -98,9 +98,9 @@ def fill(count: int, rng: random.Random) -> tuple[Content, dict[str, int]]:
     from django.db import transaction
 
     from faq.models import Question
-    from rules.models import Entry, Erratum, Game
-    from rules.querysets import Status
-    from rules.text import slugify_title
+    from rules.content.models import Entry, Erratum, Game
+    from rules.content.querysets import Status
+    from rules.shared.text import slugify_title
 
     content = Content(count, rng)
     games = []
@@ -210,7 +210,7 @@ def plain_words(text: str) -> list[str]:
 
 def queries(content: Content, count: int, rng: random.Random) -> list[tuple[str, str, dict]]:
     """Distinct (endpoint, kind, params), about ``count`` for each endpoint."""
-    from rules.text import fold_diacritics
+    from rules.shared.text import fold_diacritics
 
     item_types = ("entry", "erratum", "question")
 
@@ -449,7 +449,7 @@ def main() -> None:
     from django.test import Client
     from django.urls import Resolver404, resolve
 
-    from rules.models import Entry
+    from rules.content.models import Entry
 
     missing = []
     if "rebuild_search_index" not in get_commands():

@@ -284,9 +284,9 @@ def build_site(args: argparse.Namespace, workdir: Path) -> Site:
 def import_glossary(count: int):
     from generate_glossary import glossary
 
+    from rules.content.models import Game
     from rules.importing import ImportOptions, import_document
     from rules.importing.pipeline import SourceInfo
-    from rules.models import Game
 
     options = ImportOptions(
         game=GAME_SLUG,
@@ -304,8 +304,8 @@ def import_glossary(count: int):
 def add_errata_and_questions(game, rng: random.Random) -> None:
     """Errata affecting a few entries and FAQ questions about them, all linking them."""
     from faq.models import Question
-    from rules.models import Entry, Erratum
-    from rules.querysets import Status
+    from rules.content.models import Entry, Erratum
+    from rules.content.querysets import Status
 
     entries = list(Entry.objects.filter(game=game, language="en").order_by("title"))
     source = entries[0].source
@@ -345,7 +345,7 @@ def page_paths(game, static_root: Path) -> dict[str, str]:
     from django.urls import reverse
     from django.utils import translation
 
-    from rules.models import Entry
+    from rules.content.models import Entry
 
     manifest = json.loads((static_root / "staticfiles.json").read_text())
     demo_entry = Entry.objects.select_related("game").get(title=DEMO_ENTRY, language="de")
@@ -362,7 +362,7 @@ def page_paths(game, static_root: Path) -> dict[str, str]:
 
 def title_words(game) -> list[str]:
     """The generated titles' longer words, in a fixed order."""
-    from rules.models import Entry
+    from rules.content.models import Entry
 
     titles = Entry.objects.filter(game=game).values_list("title", flat=True)
     return sorted({word.lower() for title in titles for word in title.split() if len(word) >= 7})
@@ -375,7 +375,7 @@ def search_word(game) -> str:
 
 def misspelling(game) -> dict[str, str]:
     """A title word with two neighbouring letters swapped, into no word the game has."""
-    from rules.models import Entry
+    from rules.content.models import Entry
 
     known = set()
     for title, body in Entry.objects.filter(game=game).values_list("title", "body"):
@@ -391,7 +391,7 @@ def misspelling(game) -> dict[str, str]:
 
 def describe_content(game) -> None:
     from faq.models import Question
-    from rules.models import CrossReference, Entry, Erratum
+    from rules.content.models import CrossReference, Entry, Erratum
 
     references = CrossReference.objects.filter(entry__game=game)
     print(

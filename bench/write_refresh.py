@@ -5,12 +5,12 @@
 Builds one game: ``--entries`` English entries, ``--errata`` errata each quoting a
 passage of one or two of them, and a German translation of every second entry (started
 from it, so it records its original), then changes every fourth original so that half
-the translations are out of date. Then it times, per game refresh (``rules.relations.
+the translations are out of date. Then it times, per game refresh (``rules.derived.relations.
 refresh``, which runs after every entry, erratum and link write):
 
 - the relations alone (``compute`` and the fingerprint comparison, as before),
-- the errata applied (``rules.corrections.refresh``) and the translation status
-  (``rules.translation_status.refresh``) when nothing changed (the common case: they
+- the errata applied (``rules.derived.corrections.refresh``) and the translation status
+  (``rules.derived.translation_status.refresh``) when nothing changed (the common case: they
   compare fingerprints and write nothing),
 - the same when every entry's inputs changed (``manage.py render_html`` after a
   renderer change),
@@ -55,11 +55,11 @@ def main() -> int:
     from django.contrib.auth import get_user_model
     from django.db import connection, transaction
 
-    from rules import corrections, relations, translation_status
-    from rules.journal import unit_of_work
-    from rules.models import Entry, Erratum, Game
-    from rules.querysets import Status
-    from rules.translations import start_translation
+    from rules.content.journal import unit_of_work
+    from rules.content.models import Entry, Erratum, Game
+    from rules.content.querysets import Status
+    from rules.derived import corrections, relations, translation_status
+    from rules.moderation.translations import start_translation
 
     if args.without:
         corrections.refresh = translation_status.refresh = lambda game_id: 0

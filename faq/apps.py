@@ -7,13 +7,13 @@ class FaqConfig(AppConfig):
     verbose_name = _("FAQ")
 
     def ready(self) -> None:
-        from rules import journal
-        from rules.models import RENDERED_FIELDS
+        from rules.content import journal
+        from rules.content.models import RENDERED_FIELDS
 
         from .models import Question
 
         # Questions are content like entries: their writes are recorded and bring derived
-        # data up to date (an entry's page lists the questions about it: rules.pipeline).
+        # data up to date (an entry's page lists the questions about it: rules.derived.pipeline).
         journal.watch(
             Question, journal.Change.Kind.QUESTION, ignore=RENDERED_FIELDS["question"], links=[Question.related_entries]
         )

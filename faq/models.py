@@ -7,11 +7,11 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
-from rules import entry_links
-from rules.languages import CONTENT_LANGUAGES
-from rules.models import RENDERED_FIELDS, STATUS_CHOICES, Entry, Game, Source, unique_slug_for
-from rules.querysets import PublishableQuerySet, Status
-from rules.text import normalize_text_fields
+from rules.content import entry_links
+from rules.content.models import RENDERED_FIELDS, STATUS_CHOICES, Entry, Game, Source, unique_slug_for
+from rules.content.querysets import PublishableQuerySet, Status
+from rules.shared.languages import CONTENT_LANGUAGES
+from rules.shared.text import normalize_text_fields
 
 
 class Question(models.Model):
@@ -20,7 +20,7 @@ class Question(models.Model):
     question = models.CharField(_("question"), max_length=500)
     slug = models.SlugField(_("slug"), max_length=200, blank=True)
     answer = models.TextField(_("answer"), help_text=_("Markdown."))
-    # Rendered when written (rules.rendering), and what it was rendered from.
+    # Rendered when written (rules.derived.rendering), and what it was rendered from.
     answer_html = models.TextField(blank=True, editable=False)
     html_fingerprint = models.CharField(max_length=32, blank=True, editable=False)
     topic = models.CharField(_("topic"), max_length=200, blank=True)
@@ -63,5 +63,5 @@ class Question(models.Model):
         return reverse("faq:list", kwargs={"game": self.game.slug}) + f"#{self.slug}"
 
 
-# A question relates to entries of its own game and language only (rules.entry_links).
+# A question relates to entries of its own game and language only (rules.content.entry_links).
 entry_links.guard(Question.related_entries)

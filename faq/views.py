@@ -3,9 +3,9 @@
 from django.db.models import Prefetch
 from django.shortcuts import render
 
-from rules.http import public_page
-from rules.models import Entry
-from rules.page_context import game_context
+from rules.content.models import Entry
+from rules.pages.http import public_page
+from rules.pages.page_context import game_context
 
 from .models import Question
 

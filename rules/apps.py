@@ -9,11 +9,12 @@ class RulesConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
-        from . import journal, pipeline
-        from .models import RENDERED_FIELDS, Entry, Erratum, Game, Source
+        from .content import journal
+        from .content.models import RENDERED_FIELDS, Entry, Erratum, Game, Source
+        from .derived import pipeline
         from .search.index import connect_signals
 
-        # Every write to content is recorded (rules.journal), and each unit of work's
+        # Every write to content is recorded (rules.content.journal), and each unit of work's
         # changes bring derived data up to date through the one pipeline.
         journal.watch(Game, journal.Change.Kind.GAME)
         journal.watch(Source, journal.Change.Kind.SOURCE)

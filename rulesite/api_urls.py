@@ -20,7 +20,7 @@ app_name = "api"
 
 
 class RootView(APIRootView):
-    query_params = {"get": ()}  # reads none (rules.http)
+    query_params = {"get": ()}  # reads none (rules.pages.http)
 
 
 # DefaultRouter adds the API root view listing every endpoint.

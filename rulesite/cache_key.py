@@ -7,7 +7,7 @@ serve one representation for another (``rulesite.response_cache``):
 - **the host** as ``rulesite.hosts`` normalised it (the configured site, never a port a
   client chose) and the scheme;
 - **the path** and **only the query parameters the view reads**, in a fixed order: a
-  page view declares them (``rules.http.public_page``), an API view by action
+  page view declares them (``rules.pages.http.public_page``), an API view by action
   (``query_params`` on the class, plus its filters and pagination for a list). The
   request reaches the view with only those (``canonical_query``), so what the view
   answers cannot depend on the others;

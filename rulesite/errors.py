@@ -2,7 +2,7 @@
 
 Django calls ``server_error`` (``handler500``) for any exception a view or middleware
 did not handle, with the exception still in ``sys.exc_info()``. A busy database
-(``rules.database.is_database_busy``: a writer that waited the whole busy timeout) is
+(``rules.shared.database.is_database_busy``: a writer that waited the whole busy timeout) is
 load, not a bug: it gets a 503 with ``Retry-After``, and a form post gets its submitted
 fields back on the page, ready to copy, since the transaction was rolled back. The API
 answers JSON in both cases (its clients parse JSON, never an HTML page).
@@ -14,7 +14,7 @@ from django.http import JsonResponse
 from django.template.response import TemplateResponse
 from django.views import defaults
 
-from rules.database import BUSY_MESSAGE, is_database_busy
+from rules.shared.database import BUSY_MESSAGE, is_database_busy
 
 RETRY_AFTER_SECONDS = 5
 # Form fields that carry no text of the user's (tokens, formset bookkeeping, passwords).

@@ -3,7 +3,7 @@
 Every public GET (pages, feeds, sitemap, robots.txt, API) is cached whole under a key
 that is exactly its representation (``rulesite.cache_key``: host, path, the query
 parameters the view reads, UI language, negotiated media type, encoding) and the
-content version (``rules.content_version``). A write to public content changes the
+content version (``rules.content.version``). A write to public content changes the
 version in the same transaction, so the next request in any worker process, on any
 server, misses and renders the new content; old entries are never read again and age
 out of the cache (LRU in the per-process default, their timeout in Redis). Reading the
@@ -14,7 +14,7 @@ What is never cached, and why:
 - **Signed-in moderators** (``rulesite.visitors``): they may see pages differently and
   must see their own edits at once; their responses are ``Cache-Control: private``. A
   session cookie that names no signed-in user is a reader's request like any other.
-- **The admin** (``/admin/``), a view that declares nothing (``rules.http``), and
+- **The admin** (``/admin/``), a view that declares nothing (``rules.pages.http``), and
   anything that is not a plain 200 (errors, redirects, 304s), that sets a cookie, that
   varies by cookie, or that says ``private`` or ``no-store`` itself.
 - So nothing a draft contains can enter the cache: anonymous requests only ever see
@@ -47,7 +47,7 @@ from django.http import HttpResponse
 from django.utils.cache import has_vary_header, patch_cache_control, set_response_etag
 from django.utils.http import http_date
 
-from rules import content_version
+from rules.content import version as content_version
 
 from . import cache_key
 from .visitors import is_signed_in
@@ -91,7 +91,7 @@ class PublicResponseCacheMiddleware:
 
         representation = cache_key.describe(request)
         if representation is not None:
-            # The view sees only the parameters it declared (rules.http, cache_key).
+            # The view sees only the parameters it declared (rules.pages.http, cache_key).
             query = cache_key.canonical_query(request, representation.params)
             if query != request.META.get("QUERY_STRING", ""):
                 request.META["QUERY_STRING"] = query

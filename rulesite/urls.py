@@ -6,10 +6,10 @@ from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path
 from django.views.generic import TemplateView
 
-from rules.http import public_page
-from rules.sitemaps import GamePageSitemap, HomeSitemap, entry_sitemap, sitemap_index
+from rules.pages.http import public_page
+from rules.pages.sitemaps import GamePageSitemap, HomeSitemap, entry_sitemap, sitemap_index
 
-# The sections of the pages' sitemap (see rules.sitemaps). The FAQ pages are faq's, so
+# The sections of the pages' sitemap (see rules.pages.sitemaps). The FAQ pages are faq's, so
 # the project wires them here: rules does not know faq's URL names.
 SITEMAPS = {
     "home": HomeSitemap,
@@ -34,7 +34,7 @@ urlpatterns = [
 ]
 
 urlpatterns += i18n_patterns(
-    path("", include("rules.urls")),
+    path("", include("rules.pages.urls")),
     path("", include("faq.urls")),
 )
 

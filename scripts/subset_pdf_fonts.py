@@ -1,4 +1,4 @@
-"""Make the fonts the PDF booklets are written with (rules/fonts/, rules.pdf_fonts).
+"""Make the fonts the PDF booklets are written with (rules/builds/fonts/, rules.builds.pdf_fonts).
 
 DejaVu Sans (the text) and DejaVu Sans Mono (code spans and blocks), four styles each,
 cut down to RANGES: the Latin scripts of the content languages (English, German,
@@ -8,10 +8,10 @@ mathematical operators, circled numbers, geometric shapes, the symbols and dingb
 game text uses (card suits, dice, stars, check marks), the Latin ligatures and U+FFFD,
 the replacement character. Each family is cut to the characters all four of its styles
 have, so a character is in every style or in none; Mono has fewer symbols than Sans
-(rules.booklet_pdf_html writes those in Sans). The PDF embeds only the glyphs it uses.
+(rules.builds.booklet_pdf_html writes those in Sans). The PDF embeds only the glyphs it uses.
 Run by hand when the set of characters must grow; the input is Debian's
 fonts-dejavu-core and fonts-dejavu-extra (the oblique styles), their license is beside
-the fonts (rules/fonts/LICENSE.txt: update its list of files and sizes).
+the fonts (rules/builds/fonts/LICENSE.txt: update its list of files and sizes).
 
     python scripts/subset_pdf_fonts.py [/usr/share/fonts/truetype/dejavu]
 """
@@ -31,7 +31,7 @@ FAMILIES = (
     ("DejaVuSans", "DejaVuSans-Bold", "DejaVuSans-Oblique", "DejaVuSans-BoldOblique"),
     ("DejaVuSansMono", "DejaVuSansMono-Bold", "DejaVuSansMono-Oblique", "DejaVuSansMono-BoldOblique"),
 )
-OUT = Path(__file__).resolve().parent.parent / "rules" / "fonts"
+OUT = Path(__file__).resolve().parent.parent / "rules" / "builds" / "fonts"
 
 
 def main(source: Path) -> None:

@@ -3,8 +3,8 @@
 from itertools import count
 
 from faq.models import Question
-from rules.models import Entry, Erratum, Game, Source
-from rules.querysets import Status
+from rules.content.models import Entry, Erratum, Game, Source
+from rules.content.querysets import Status
 
 _sequence = count(1)
 

@@ -5,8 +5,8 @@ from collections import Counter
 
 import pytest
 
-from rules.models import Entry, Source
-from rules.querysets import Status
+from rules.content.models import Entry, Source
+from rules.content.querysets import Status
 from tests.builds import content_of, get_built
 from tests.factories import make_entry, make_erratum, make_game, make_source
 

@@ -10,9 +10,9 @@ import pytest
 from fontTools.ttLib import TTFont
 from pypdf import PdfReader
 
-from rules import booklet as booklets
-from rules.booklet_pdf import render_pdf
-from rules.models import Entry, Source
+from rules.builds import booklet as booklets
+from rules.builds.booklet_pdf import render_pdf
+from rules.content.models import Entry, Source
 from tests.builds import content_of, get_built
 from tests.factories import make_entry, make_erratum, make_game, make_source
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 SECTION = Entry.Kind.SECTION
 SITE = "https://rules.example.org"
-FONTS = Path(__file__).resolve().parents[1] / "rules" / "fonts"
+FONTS = Path(__file__).resolve().parents[1] / "rules" / "builds" / "fonts"
 
 
 def pdf_text(data: bytes) -> tuple[PdfReader, list[str]]:

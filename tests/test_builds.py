@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django_tasks_db.models import DBTaskResult
 
 from rules.builds.models import BuiltFile
-from rules.querysets import Status
+from rules.content.querysets import Status
 from tests.builds import content_of, get_built, run_background_tasks
 from tests.factories import make_entry, make_game
 
@@ -201,8 +201,8 @@ def test_a_version_replaced_while_it_is_asked_for_is_looked_up_again(
 ):
     """A build replaces a file and removes the old one: a request that read the old
     record just before opens the new one instead of failing."""
-    from rules import content_version
     from rules.builds.serving import serve
+    from rules.content import version as content_version
 
     get_built(client, URL)
     stale = BuiltFile.objects.get()

@@ -8,8 +8,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from rules.bulk import create_objects, insert_rows, update_rows
-from rules.models import CrossReference, Entry, Erratum
+from rules.content.models import CrossReference, Entry, Erratum
+from rules.shared.bulk import create_objects, insert_rows, update_rows
 from tests.factories import make_entry, make_game, make_source
 
 pytestmark = pytest.mark.django_db

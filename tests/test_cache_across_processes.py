@@ -129,8 +129,8 @@ EDITOR = r"""
 import django, json, sys
 django.setup()
 from django.utils import translation
-from rules.models import Entry, Game
-from rules.querysets import Status
+from rules.content.models import Entry, Game
+from rules.content.querysets import Status
 
 
 def create(slug):

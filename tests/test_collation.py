@@ -1,4 +1,4 @@
-"""Alphabetical order and A–Z letters as each language has them (rules.collation).
+"""Alphabetical order and A–Z letters as each language has them (rules.shared.collation).
 
 Each list below is written in the order a dictionary of that language prints it, and
 given to the collation shuffled.
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from rules.collation import letter_groups, sort_by_title, sort_key
+from rules.shared.collation import letter_groups, sort_by_title, sort_key
 
 # (language, titles in that language's dictionary order)
 ORDERS = {

@@ -48,8 +48,8 @@ SETUP = r"""
 import django, json, sys
 django.setup()
 from django.contrib.auth import get_user_model
-from rules.models import Entry, Game
-from rules.querysets import Status
+from rules.content.models import Entry, Game
+from rules.content.querysets import Status
 
 get_user_model().objects.create_superuser("editor", "editor@example.org", "a long pass phrase")
 game = Game.objects.create(slug="concurrent", name="Concurrent")

@@ -1,4 +1,4 @@
-"""Errata applied to an entry's text (rules.corrections): what is replaced, where, and
+"""Errata applied to an entry's text (rules.derived.corrections): what is replaced, where, and
 how it is marked; stored when written and shown on the entry page."""
 
 import re
@@ -7,11 +7,11 @@ from http import HTTPStatus
 
 import pytest
 
-from rules import corrections
-from rules.corrections import ErratumText, apply_errata, correct
-from rules.markdown import render_markdown
-from rules.models import Entry, Erratum
-from rules.querysets import Status
+from rules.content.models import Entry, Erratum
+from rules.content.querysets import Status
+from rules.derived import corrections
+from rules.derived.corrections import ErratumText, apply_errata, correct
+from rules.shared.markdown import render_markdown
 from tests.factories import make_entry, make_erratum, make_game
 from tests.stored import assert_stored_as_computed
 
@@ -238,7 +238,7 @@ def test_only_published_errata_of_the_entry_s_language_apply(client, attack):
     german = make_erratum(game=attack.game, language="de", title="Deutsch", original_text="Roll 3 dice",
                           corrected_text="Würfle 2")  # fmt: skip
     # A link across languages, as stored before the models refused them
-    # (rules.entry_links); saving the erratum refreshes what its entries show.
+    # (rules.content.entry_links); saving the erratum refreshes what its entries show.
     Erratum.affects.through.objects.create(erratum=german, entry=attack)
     german.save()
     attack.refresh_from_db()

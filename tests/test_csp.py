@@ -9,7 +9,7 @@ from django.db import connection
 from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
 
-from rules.permissions import MODERATORS_GROUP
+from rules.moderation.permissions import MODERATORS_GROUP
 from tests.admin.conftest import make_staff
 from tests.factories import make_entry, make_erratum, make_game, make_question
 

@@ -117,8 +117,8 @@ LONG_TITLE = "🍺" * 290 + " Bar Rule"  # 299 characters, 1,169 bytes of UTF-8
 CONTENT = f"""
 import django
 django.setup()
-from rules.models import Entry, Game
-from rules.querysets import Status
+from rules.content.models import Entry, Game
+from rules.content.querysets import Status
 game = Game.objects.create(slug="tavern-brawl", name="Tavern Brawl")
 Entry.objects.create(game=game, language="en", title={LONG_TITLE!r}, body="Drink responsibly.", status=Status.PUBLISHED)
 """

@@ -10,12 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from faq.models import Question
-from rules import corrections, references, relations, rendering, translation_status
+from rules.content.journal import unit_of_work
+from rules.content.models import CrossReference, Entry, Erratum, Game
+from rules.content.querysets import Status
+from rules.derived import corrections, references, relations, rendering, translation_status
 from rules.importing import ImportOptions, import_document
 from rules.importing.pipeline import SourceInfo
-from rules.journal import unit_of_work
-from rules.models import CrossReference, Entry, Erratum, Game
-from rules.querysets import Status
 from rules.search.models import SearchDocument
 from tests.factories import make_erratum, make_game, make_question
 

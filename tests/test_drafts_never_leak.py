@@ -15,7 +15,7 @@ from http import HTTPStatus
 
 import pytest
 
-from rules.querysets import Status
+from rules.content.querysets import Status
 from tests.builds import sitemap_documents
 from tests.factories import make_entry, make_erratum, make_game, make_question
 

@@ -10,13 +10,13 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from faq.models import Question
-from rules import pipeline
+from rules.content.journal import Change, unit_of_work
+from rules.content.models import CrossReference, Entry
+from rules.content.querysets import Status
+from rules.derived import pipeline
 from rules.importing import ImportOptions, import_document
 from rules.importing.canonical.export import export_game
 from rules.importing.pipeline import SourceInfo
-from rules.journal import Change, unit_of_work
-from rules.models import CrossReference, Entry
-from rules.querysets import Status
 from tests.admin.forms import form_pairs
 from tests.builds import run_background_tasks
 from tests.factories import make_entry, make_erratum, make_game, make_question

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.importing import ImportOptions, ImportRulesError, parse_document
-from rules.markdown import _parser, _plain_blocks, render_markdown
+from rules.shared.markdown import _parser, _plain_blocks, render_markdown
 
 
 def test_a_reference_definition_in_one_text_does_not_link_the_next():

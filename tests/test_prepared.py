@@ -1,11 +1,11 @@
-"""rules.prepared: a query compiled once gives what its queryset gives, on every call."""
+"""rules.content.prepared: a query compiled once gives what its queryset gives, on every call."""
 
 import pytest
 
-from rules.models import Entry, Game
-from rules.prepared import PreparedQuery
-from rules.querysets import Status
-from rules.views import ENTRY_PAGE_VERSIONS
+from rules.content.models import Entry, Game
+from rules.content.prepared import PreparedQuery
+from rules.content.querysets import Status
+from rules.pages.views import ENTRY_PAGE_VERSIONS
 from tests.factories import make_entry, make_game, make_source
 
 pytestmark = pytest.mark.django_db

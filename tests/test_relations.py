@@ -3,7 +3,7 @@
 Every kind of write a moderator, an importer or the code makes goes through here, each
 the way it really happens (the admin's forms and actions, the importer, the models'
 own methods); afterwards every entry's stored relations must equal a fresh computation
-from the database (``rules.relations.compute``), and the page must show the change.
+from the database (``rules.derived.relations.compute``), and the page must show the change.
 """
 
 from http import HTTPStatus
@@ -12,10 +12,10 @@ import pytest
 from django.core.management import call_command
 
 from faq.models import Question
-from rules import relations
-from rules.models import Entry, Erratum, Game
-from rules.querysets import Status
-from rules.translations import link
+from rules.content.models import Entry, Erratum, Game
+from rules.content.querysets import Status
+from rules.derived import relations
+from rules.moderation.translations import link
 from tests.admin.forms import submit_change_form
 from tests.factories import make_entry, make_erratum, make_game, make_question
 

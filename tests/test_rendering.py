@@ -3,10 +3,10 @@
 import pytest
 from django.core.management import call_command
 
-import rules.markdown
-from rules import pipeline, rendering
-from rules.models import Entry
-from rules.querysets import Status
+import rules.shared.markdown
+from rules.content.models import Entry
+from rules.content.querysets import Status
+from rules.derived import pipeline, rendering
 from tests.factories import make_entry, make_erratum, make_game, make_question
 
 pytestmark = pytest.mark.django_db
@@ -27,8 +27,8 @@ def test_reading_pages_and_the_api_renders_no_markdown(client, game, monkeypatch
     make_erratum(game=game, title="Boost fix", corrected_text="Now [[Boost]] *twice*.", affects=[entry])
     make_question(game=game, question="Boost?", answer="Yes, [[Boost]].", related_entries=[entry])
     calls = []
-    original = rules.markdown.render_markdown
-    monkeypatch.setattr(rules.markdown, "render_markdown", lambda *a, **k: calls.append(a) or original(*a, **k))
+    original = rules.shared.markdown.render_markdown
+    monkeypatch.setattr(rules.shared.markdown, "render_markdown", lambda *a, **k: calls.append(a) or original(*a, **k))
 
     for url in (
         entry.get_absolute_url(),
@@ -108,9 +108,9 @@ def test_bulk_writes_are_rendered_when_the_pipeline_runs(game):
     make_entry(game=game, title="Fight")
     entry = make_entry(game=game, title="Boost", body="Old.")
     # A bulk write (as the importers do) skips save(): the pipeline renders it once the
-    # write is recorded (rules.journal, rules.pipeline).
+    # write is recorded (rules.content.journal, rules.derived.pipeline).
     Entry.objects.filter(pk=entry.pk).update(body="New [[Fight]].")
-    from rules import journal
+    from rules.content import journal
 
     journal.record(journal.Change.Kind.ENTRY, journal.Change.Action.UPDATED, entry, fields={"body"})
     assert stored(entry) == '<p>New <a class="xref" href="/en/games/blue-moon/rules/fight/">Fight</a>.</p>'

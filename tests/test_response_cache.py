@@ -7,9 +7,9 @@ from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
 from faq.models import Question
-from rules import content_version
-from rules.models import Entry, Erratum
-from rules.querysets import Status
+from rules.content import version as content_version
+from rules.content.models import Entry, Erratum
+from rules.content.querysets import Status
 from tests.factories import make_entry, make_erratum, make_game, make_question
 
 pytestmark = pytest.mark.django_db

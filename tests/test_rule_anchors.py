@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from rules.anchors import add_rule_ids, rule_at, rule_number
 from rules.search import search
+from rules.shared.anchors import add_rule_ids, rule_at, rule_number
 from tests.factories import make_entry, make_erratum, make_game
 
 CASTING = """Casting a spell takes several steps.

@@ -1,16 +1,16 @@
 """Stepping through a rulebook: reading order, previous/next on every entry, the contents.
 
 Previous, next and ancestors are stored with each entry when anything is written
-(``rules.rulebook`` through ``rules.relations``), so the entry page stays one query.
+(``rules.content.rulebook`` through ``rules.derived.relations``), so the entry page stays one query.
 """
 
 import re
 
 import pytest
 
-from rules.models import Entry, Source
-from rules.querysets import Status
-from rules.relations import compute
+from rules.content.models import Entry, Source
+from rules.content.querysets import Status
+from rules.derived.relations import compute
 from tests.factories import make_entry, make_game, make_source
 
 pytestmark = pytest.mark.django_db

@@ -25,8 +25,8 @@ SETTLE = 2.5  # seconds for the tricklers to connect and be read from before the
 CONTENT = r"""
 import django
 django.setup()
-from rules.models import Entry, Game
-from rules.querysets import Status
+from rules.content.models import Entry, Game
+from rules.content.querysets import Status
 game = Game.objects.create(slug="slow-game", name="Slow Game")
 Entry.objects.create(game=game, language="en", title="Patience", body="Wait for your turn.", status=Status.PUBLISHED)
 """

@@ -1,5 +1,5 @@
 """An entry's text with its errata applied and a translation's status are stored when
-written, with the relations (rules.corrections, rules.translation_status), and never
+written, with the relations (rules.derived.corrections, rules.derived.translation_status), and never
 fall behind: after each kind of write, the way it really happens, what is stored equals a
 fresh computation, and the page shows the change."""
 
@@ -8,10 +8,10 @@ from http import HTTPStatus
 import pytest
 from django.core.management import call_command
 
-from rules import corrections, translation_status
-from rules.models import Entry, Erratum
-from rules.querysets import Status
-from rules.translations import base_version
+from rules.content.models import Entry, Erratum
+from rules.content.querysets import Status
+from rules.derived import corrections, translation_status
+from rules.moderation.translations import base_version
 from tests.admin.forms import submit_change_form
 from tests.factories import make_entry, make_erratum, make_game
 from tests.stored import assert_stored_as_computed

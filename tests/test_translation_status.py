@@ -1,15 +1,15 @@
 """A translation knows which version of its original it was made from, and says whether
-the original changed since (rules.translation_status), with what changed as a word diff."""
+the original changed since (rules.derived.translation_status), with what changed as a word diff."""
 
 from http import HTTPStatus
 
 import pytest
 from django.contrib.auth import get_user_model
 
-from rules import translation_status
-from rules.models import Entry
-from rules.querysets import Status
-from rules.translations import TranslationError, link, mark_up_to_date, start_translation, unlink
+from rules.content.models import Entry
+from rules.content.querysets import Status
+from rules.derived import translation_status
+from rules.moderation.translations import TranslationError, link, mark_up_to_date, start_translation, unlink
 from tests.factories import make_entry, make_game
 from tests.stored import assert_stored_as_computed
 

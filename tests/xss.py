@@ -16,7 +16,7 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.validators import URLValidator
 
-from rules.models import Game
+from rules.content.models import Game
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
 
 VECTORS_FILE = Path(__file__).with_name("xss_vectors.txt")

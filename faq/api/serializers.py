@@ -6,7 +6,7 @@ from rules.api.serializers import (
     PageURLField,
     SourceSummarySerializer,
 )
-from rules.rendering import absolute_links
+from rules.derived.rendering import absolute_links
 
 
 # related_entries reads the viewset's published_related_entries prefetch.

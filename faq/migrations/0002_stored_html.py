@@ -1,9 +1,9 @@
-"""Stored HTML for answers (rules.rendering), and the content-version triggers on faq's
-tables (rules.content_version: faq's writes change public pages too)."""
+"""Stored HTML for answers (rules.derived.rendering), and the content-version triggers on faq's
+tables (rules.content.version: faq's writes change public pages too)."""
 
 from django.db import migrations, models
 
-from rules import content_version
+from rules.content import version as content_version
 
 
 def watch(apps, schema_editor):

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from ..models import CrossReference, Entry, Erratum, Game, Source
+from ..content.models import CrossReference, Entry, Erratum, Game, Source
 from .actions import STATUS_ACTIONS
 from .base import ModeratedAdmin
 from .forms import AboutEntriesForm, EntryAdminForm

@@ -9,9 +9,9 @@ from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from ..content_version import lock_for_writing
-from ..history import stamp
-from ..querysets import Status
+from ..content.history import stamp
+from ..content.querysets import Status
+from ..content.version import lock_for_writing
 
 
 def _set_status(modeladmin, request, queryset, status: str, reason: str) -> None:
@@ -22,7 +22,7 @@ def _set_status(modeladmin, request, queryset, status: str, reason: str) -> None
     no longer matches a row just published) said "-2 items already had that status".
     """
     with transaction.atomic():
-        lock_for_writing()  # before the rows (rules.content_version)
+        lock_for_writing()  # before the rows (rules.content.version)
         selected = list(queryset.select_for_update())
         changed = 0
         for obj in selected:

@@ -1,11 +1,11 @@
 """The activity page (``/admin/activity/``, ``admin:activity``): who changed what, when.
 
-The log itself is ``rules.activity``; this module only checks who may read it, reads the
+The log itself is ``rules.moderation.activity``; this module only checks who may read it, reads the
 filters and renders one page.
 
 - Staff see the types they may view (view or change permission on the model); a user
   who may view none gets 403.
-- Game moderators see only their games' activity (``rules.permissions``), and the game
+- Game moderators see only their games' activity (``rules.moderation.permissions``), and the game
   filter offers only those games.
 - Filter values that make no sense (an unknown user, a game out of reach, a typed-in
   type) are reported on the page and ignored; a bad page number shows the nearest page.
@@ -20,9 +20,9 @@ from django.urls import NoReverseMatch, path, reverse
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
-from .. import activity
-from ..models import Game
-from ..permissions import editable_games, edits_every_game
+from ..content.models import Game
+from ..moderation import activity
+from ..moderation.permissions import editable_games, edits_every_game
 
 PER_PAGE = 50
 

@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from django import forms
 from simple_history.admin import SimpleHistoryAdmin
 
-from ..journal import unit_of_work
-from ..validators import ProhibitUnstorableCharactersValidator
+from ..content.journal import unit_of_work
+from ..shared.validators import ProhibitUnstorableCharactersValidator
 from .conflicts import EditConflictAdmin
 from .history import ReadableHistoryAdmin
 from .reasons import ChangeReasonAdmin
@@ -37,7 +37,7 @@ class ModeratedAdmin(GameScopedAdmin, EditConflictAdmin, ReadableHistoryAdmin, C
 
     # One admin write (a save with its related lists, an action on many items, a bulk
     # delete, a revert) is one unit of work: its changes are recorded and derived data
-    # brought up to date once, at its end, inside its transaction (rules.journal).
+    # brought up to date once, at its end, inside its transaction (rules.content.journal).
     # Only POSTs: a page that only reads takes no write lock.
     def changeform_view(self, request, *args, **kwargs):
         with _writing(request):

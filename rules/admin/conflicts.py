@@ -30,7 +30,7 @@ from django.http import Http404
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 
-from .. import history as history_service
+from ..content import history as history_service
 
 VERSION_FIELD = "_edit_version"
 

@@ -1,15 +1,15 @@
 """Admin forms: ordered label lists edited as one label per line; the entries an erratum
-or a FAQ question is about, of its own game and language (``rules.entry_links``)."""
+or a FAQ question is about, of its own game and language (``rules.content.entry_links``)."""
 
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
-from .. import entry_links
-from ..models import Entry
-from ..text import normalize_label
-from ..validators import ProhibitUnstorableCharactersValidator
+from ..content import entry_links
+from ..content.models import Entry
+from ..shared.text import normalize_label
+from ..shared.validators import ProhibitUnstorableCharactersValidator
 from .reasons import ChangeReasonForm
 
 MAX_LABEL_LENGTH = 300  # CrossReference.label's column
@@ -102,7 +102,7 @@ class EntryAdminForm(ChangeReasonForm):
 class AboutEntriesForm(ChangeReasonForm):
     """An erratum's or a FAQ question's form: the entries it is about must be of the game
     and language the form gives it. The model would refuse the link too
-    (``rules.entry_links``); here the refusal is on the field, with the moderator's
+    (``rules.content.entry_links``); here the refusal is on the field, with the moderator's
     choices still in the form."""
 
     def clean(self):

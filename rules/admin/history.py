@@ -3,11 +3,11 @@
 ``ReadableHistoryAdmin`` sits before ``SimpleHistoryAdmin`` in the MRO and keeps its
 history page (``history_view``), replacing what each row shows: when, who (the user, or
 the change reason such as "import: SOURCE" when there is none), why, and a readable
-diff from the previous version (``rules.history.changes_between``).
+diff from the previous version (``rules.content.history.changes_between``).
 
 Revert: each older version links to ``<id>/history/<version>/revert/`` (URL name
 ``<app>_<model>_revert``): a GET shows exactly what will change (current → that version)
-and a POST reverts in one step (``rules.history.revert``), logs it in the admin log and
+and a POST reverts in one step (``rules.content.history.revert``), logs it in the admin log and
 returns to the change page. It needs ``has_change_permission(request, obj)`` and the
 object must be in ``get_queryset(request)`` (so per-game scoping applies); bad ids are
 404s. The confirmation page carries the version it was shown for: if the object changed
@@ -31,8 +31,8 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.translation import gettext as _
 
-from .. import history as history_service
-from ..journal import unit_of_work
+from ..content import history as history_service
+from ..content.journal import unit_of_work
 
 
 class ReadableHistoryAdmin:
@@ -100,7 +100,7 @@ class ReadableHistoryAdmin:
         return f"{self.admin_site.name}:{opts.app_label}_{opts.model_name}_revert"
 
     def revert_view(self, request, object_id, version_id):
-        with unit_of_work():  # one write: its changes recorded, derived data once (rules.journal)
+        with unit_of_work():  # one write: its changes recorded, derived data once (rules.content.journal)
             return self._revert_view(request, object_id, version_id)
 
     def _revert_view(self, request, object_id, version_id):

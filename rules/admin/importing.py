@@ -15,7 +15,7 @@ step run in the background (``rules.jobs``) and shown on the import's own page.
 - **New items are drafts by default** (the form's "Status"): nothing an import creates
   reaches the site, the API or the feeds until a moderator publishes it.
 
-Per-game scoping (``rules.permissions``): the game list offers only the games the user
+Per-game scoping (``rules.moderation.permissions``): the game list offers only the games the user
 may edit, a new game can be created here only by users who edit every game, and the
 confirmation checks the game again (a role may change between preview and import). A
 job is its moderator's: another user's job is a 404.
@@ -38,16 +38,16 @@ from django.utils import timezone
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
-from ..diffing import word_diff_html
+from ..content.models import Entry, Erratum, Game, Source
+from ..content.querysets import Status
 from ..importing import ImportRulesError
 from ..importing.report import ImportReport, Outcome, Repair, Warning
 from ..jobs.models import ImportJob
 from ..jobs.tasks import STAGES, preview_import, run_import
-from ..languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
-from ..models import Entry, Erratum, Game, Source
-from ..permissions import can_edit_game, editable_games, edits_every_game
-from ..querysets import Status
-from ..validators import ProhibitUnstorableCharactersValidator
+from ..moderation.permissions import can_edit_game, editable_games, edits_every_game
+from ..shared.diffing import word_diff_html
+from ..shared.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
+from ..shared.validators import ProhibitUnstorableCharactersValidator
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 PREVIEW_INLINE_BYTES = 256 * 1024  # a preview this small is made in the request
@@ -158,7 +158,7 @@ class ImportForm(forms.Form):
 
     def __init__(self, *args, can_delete: bool = True, games=None, can_create_game: bool = True, **kwargs):
         """``games``: the games the user may import into (default all); a new game only
-        with ``can_create_game`` (users who edit every game, see rules.permissions)."""
+        with ``can_create_game`` (users who edit every game, see rules.moderation.permissions)."""
         super().__init__(*args, **kwargs)
         self.can_delete = can_delete
         self.can_create_game = can_create_game

@@ -18,7 +18,7 @@ showed both alike, and the wrong one was linked without a word. So:
 - **Searchable** by title, number, slug and alias, 20 at a time.
 - **A link across games or languages is refused** by the form (the field shows which
   entries and why: ``rules.admin.forms.AboutEntriesForm``) and by the model
-  (``rules.entry_links``).
+  (``rules.content.entry_links``).
 """
 
 from django import forms
@@ -31,8 +31,8 @@ from django.http import JsonResponse
 from django.urls import path, reverse
 from django.utils.translation import gettext, gettext_lazy
 
-from ..languages import CONTENT_LANGUAGE_CODES
-from ..querysets import Status
+from ..content.querysets import Status
+from ..shared.languages import CONTENT_LANGUAGE_CODES
 
 #: The relations an entry picker serves: (app label, model name, field name).
 PICKER_FIELDS = {("rules", "erratum", "affects"), ("faq", "question", "related_entries")}

@@ -4,8 +4,8 @@ Decisions:
 
 - **One renderer.** The preview is rendered by the public page's own partials
   (``templates/rules/includes/``) from the change form's current values, with the same
-  renderer a save uses, ``rules.rendering.render_fields``, on an unsaved copy of the
-  item (its ``[[links]]`` resolved by ``rules.references.link_targets``, the rule a
+  renderer a save uses, ``rules.derived.rendering.render_fields``, on an unsaved copy of the
+  item (its ``[[links]]`` resolved by ``rules.derived.references.link_targets``, the rule a
   save applies, so only *published* entries of the same game and language are linked),
   for entry bodies, errata and FAQ answers alike.
 - **In the page's language.** The preview is rendered in the language a reader of the
@@ -49,13 +49,13 @@ from django.utils.translation import gettext as _gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
-from ..languages import ui_language_for
-from ..models import Entry
-from ..page_context import entry_page_context, item_page_context
-from ..permissions import can_edit_game
-from ..querysets import Status
-from ..references import link_targets, wanted_references
-from ..rendering import render_fields
+from ..content.models import Entry
+from ..content.querysets import Status
+from ..derived.references import link_targets, wanted_references
+from ..derived.rendering import render_fields
+from ..moderation.permissions import can_edit_game
+from ..pages.page_context import entry_page_context, item_page_context
+from ..shared.languages import ui_language_for
 
 # Longer text is refused with a message rather than rendered: a preview must answer
 # while the moderator types. (An erratum's word diff grows with the product of both

@@ -2,7 +2,7 @@
 
 django-simple-history stores a change reason with each version
 (``history_change_reason``); imports and the translation pages write one ("import:
-SOURCE", ``rules.history.stamp``). A moderator's edit can have one too: the change forms
+SOURCE", ``rules.content.history.stamp``). A moderator's edit can have one too: the change forms
 of games, sources, entries, errata and FAQ questions end with "Reason for this change",
 and what is written there becomes the reason of the version the save makes, shown on
 the item's history page and in the activity log (``/admin/activity/``).
@@ -11,7 +11,7 @@ the item's history page and in the activity log (``/admin/activity/``).
 - One line of at most ``REASON_MAX_LENGTH`` (100) characters, the history column's size
   (more is a form error, never a database error); runs of white space, line breaks
   included, become one space. NUL and other control characters are refused like in every
-  text field (``rules.validators``).
+  text field (``rules.shared.validators``).
 - On change forms only: a new item's first version needs no reason, and a user who may
   only view an item gets no field.
 - Nothing else is a reason: the form is empty again after each save.
@@ -21,8 +21,8 @@ from django import forms
 from django.core.validators import ProhibitNullCharactersValidator
 from django.utils.translation import gettext, gettext_lazy
 
-from ..history import REASON_MAX_LENGTH, stamp
-from ..validators import ProhibitUnstorableCharactersValidator
+from ..content.history import REASON_MAX_LENGTH, stamp
+from ..shared.validators import ProhibitUnstorableCharactersValidator
 
 REASON_FIELD = "change_reason"
 

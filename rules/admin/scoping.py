@@ -1,7 +1,7 @@
 """Per-game scoping: a game moderator sees and edits only the games that list them.
 
 ``GameScopedAdmin`` is part of every content ModelAdmin (Game, Source, Entry, Erratum,
-Question). The rules themselves are ``rules.permissions`` (superusers and the
+Question). The rules themselves are ``rules.moderation.permissions`` (superusers and the
 Moderators group edit every game; everyone else only the games whose ``moderators``
 list them); this mixin applies them to each admin surface:
 
@@ -25,8 +25,8 @@ Users who edit every game take none of these paths beyond one cached group check
 from django.contrib.admin import RelatedOnlyFieldListFilter
 from django.core.exceptions import PermissionDenied, ValidationError
 
-from ..models import Game
-from ..permissions import editable_games, edits_every_game
+from ..content.models import Game
+from ..moderation.permissions import editable_games, edits_every_game
 
 _CACHE_ATTRIBUTE = "_rulesite_editable_game_ids"
 

@@ -9,12 +9,12 @@ confirmation page (GET shows what will happen, POST does it) under
 - ``link/``: make an unlinked entry of the same game this entry's version;
 - ``unlink/<other id>/``: give a linked version a translation key of its own;
 - ``up-to-date/``: see what changed in the entry's original since the translation was
-  made or last checked (``rules.translation_status``), and mark it up to date with the
+  made or last checked (``rules.derived.translation_status``), and mark it up to date with the
   original's current text (choosing the original among the linked versions).
 
 The change list's action ``mark_up_to_date`` does the last for many translations.
 
-The rules are in ``rules.translations``; these views check permissions (the model
+The rules are in ``rules.moderation.translations``; these views check permissions (the model
 permission, and the game through the scoping of ``get_queryset`` and
 ``has_change_permission``), turn a bad id into a 404 and a refused change into a
 message or a form error.
@@ -33,8 +33,9 @@ from django.urls import path, reverse
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from .. import translation_status, translations
-from ..languages import CONTENT_LANGUAGE_CODES, native_name
+from ..derived import translation_status
+from ..moderation import translations
+from ..shared.languages import CONTENT_LANGUAGE_CODES, native_name
 
 LINK_CHOICES_LIMIT = 300  # entries offered in the link select before a search is needed
 
@@ -43,7 +44,7 @@ class LinkForm(forms.Form):
     """Choose the entry to link: unlinked entries of the same game, grouped by language.
 
     The select offers the candidates (capped, narrowed by a search), but the POSTed id
-    is checked by ``rules.translations.link`` and not against the choices, so that every
+    is checked by ``rules.moderation.translations.link`` and not against the choices, so that every
     refusal (same language, a language already linked, an entry with versions of its
     own) comes with its own reason.
     """

@@ -1,6 +1,6 @@
 """The worklists in the admin: an overview and one page per list, scoped to the user's games.
 
-Thin views over ``rules.worklists``: each parses its filters through a form (a bad value
+Thin views over ``rules.moderation.worklists``: each parses its filters through a form (a bad value
 is ignored, never a 500), asks the service, and renders an admin-looking page. The two
 buttons ("Create this entry", "Mark text as checked") are POST-only and check the model
 permission through the registered ``EntryAdmin`` plus ``can_edit_game``.
@@ -22,10 +22,10 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
-from .. import worklists
-from ..languages import CONTENT_LANGUAGES, native_name
-from ..models import Entry, Erratum
-from ..permissions import can_edit_game, editable_games
+from ..content.models import Entry, Erratum
+from ..moderation import worklists
+from ..moderation.permissions import can_edit_game, editable_games
+from ..shared.languages import CONTENT_LANGUAGES, native_name
 
 PER_PAGE = 100
 

@@ -32,8 +32,8 @@ from django.db.models import Exists, OuterRef
 from django_filters import fields as filter_fields
 from django_filters.rest_framework import DjangoFilterBackend
 
-from rules.languages import CONTENT_LANGUAGES
-from rules.models import Entry, Erratum, Game, Source
+from rules.content.models import Entry, Erratum, Game, Source
+from rules.shared.languages import CONTENT_LANGUAGES
 
 # "2024-05-01T10:00:00+02:00" pasted unencoded into a query string arrives with the "+"
 # decoded as a space; put it back rather than refuse a value the client meant correctly.

@@ -14,7 +14,7 @@
 
 Both answer with the same preview (``PreviewSerializer``): title, number, language,
 game, the first lines as plain text, the page and the API URL. They are thin: the
-finding is ``rules.previews``. Like every API GET they are cached whole, with ETag and
+finding is ``rules.search.previews``. Like every API GET they are cached whole, with ETag and
 Last-Modified (``rulesite.response_cache``; a POST is not cached), and readable from any
 origin (CORS on ``/api/``, ``DJANGO_CORS_ALLOWED_ORIGINS`` narrows it for the whole API).
 A cross-origin JSON POST needs no more than that: POST is a CORS-safelisted method, so a
@@ -31,9 +31,9 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, NotFound, ParseError, ValidationError
 from rest_framework.response import Response
 
-from rules.anchors import RULE_ID
-from rules.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
-from rules.previews import EXCERPT_LENGTH, MAX_TERMS, Preview, preview_by_slug, previews_by_term
+from rules.search.previews import EXCERPT_LENGTH, MAX_TERMS, Preview, preview_by_slug, previews_by_term
+from rules.shared.anchors import RULE_ID
+from rules.shared.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
 
 from .filters import EMPTY_VALUE, one_of
 from .schema import ErrorSerializer, text_parameter
@@ -284,7 +284,7 @@ def checked_body(request) -> dict:
 class EntryPreviewActions:
     """The two preview endpoints, as actions of the entries' viewset (mixed into it)."""
 
-    # What each action reads (the response cache keys by exactly these: rules.http).
+    # What each action reads (the response cache keys by exactly these: rules.pages.http).
     query_params = {
         "preview": tuple(PreviewParameters._declared_fields),
         "lookup": (*LookupParameters._declared_fields, "term"),

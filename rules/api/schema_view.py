@@ -20,7 +20,7 @@ class SchemaView(SpectacularAPIView):
     """``/api/v1/schema/``: YAML, or JSON with ``?format=json`` or by ``Accept``."""
 
     version = spectacular_settings.VERSION
-    query_params = {"get": ("version", "lang")}  # and format (rules.http)
+    query_params = {"get": ("version", "lang")}  # and format (rules.pages.http)
 
     @extend_schema(exclude=True)  # as the view it extends: the schema is not in itself
     def get(self, request, *args, **kwargs):

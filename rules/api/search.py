@@ -27,8 +27,8 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.viewsets import ViewSet
 
-from rules.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES, UI_LANGUAGES, ui_language_for
 from rules.search import MAX_QUERY_LENGTH, MAX_RESULTS, TYPES, Hit, QueryTooLong, Suggestion, search, suggest
+from rules.shared.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES, UI_LANGUAGES, ui_language_for
 
 from .filters import EMPTY_VALUE, one_of
 from .pagination import PageNumberPagination, whole_number
@@ -319,7 +319,7 @@ class SearchViewSet(APIv1Settings, ViewSet):
 
     pagination_class = SearchPagination
     filter_backends: list = []
-    # What each action reads (the response cache keys by exactly these: rules.http).
+    # What each action reads (the response cache keys by exactly these: rules.pages.http).
     query_params = {
         "list": tuple(SearchParameters._declared_fields),
         "suggest": (*SuggestParameters._declared_fields, "limit"),

@@ -10,7 +10,7 @@ Conventions every resource follows:
   ever nested. The viewsets prefetch them already filtered; the serializers check the
   status again wherever they read a plain relation, so a viewset that forgets a
   ``Prefetch`` shows fewer items, never a draft.
-- ``*_html`` fields are the HTML stored when the text was written (``rules.rendering``:
+- ``*_html`` fields are the HTML stored when the text was written (``rules.derived.rendering``:
   Markdown rendered and sanitised, ``[[Term]]`` links pointing at the linked entry's
   page), with site links made absolute. Nothing is rendered per request.
 - Speed: an entry carries a dozen nested lists, so ``EntrySerializer`` builds its
@@ -31,11 +31,11 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from rules.addresses import entry_path_template
-from rules.languages import CONTENT_LANGUAGE_CODES, ui_language_for
-from rules.models import CrossReference, Entry, Erratum, Game, Source
-from rules.querysets import Status
-from rules.rendering import absolute_links
+from rules.content.addresses import entry_path_template
+from rules.content.models import CrossReference, Entry, Erratum, Game, Source
+from rules.content.querysets import Status
+from rules.derived.rendering import absolute_links
+from rules.shared.languages import CONTENT_LANGUAGE_CODES, ui_language_for
 
 
 def page_path(obj) -> str:
@@ -286,7 +286,7 @@ class SourceSerializer(serializers.ModelSerializer):
 
 
 # Serializes the plain rows of EntryViewSet.get_queryset() (ENTRY_JSON_FIELDS): everything
-# an entry shows of other items is stored with it (Entry.relations, rules.relations).
+# an entry shows of other items is stored with it (Entry.relations, rules.derived.relations).
 class EntrySerializer(serializers.ModelSerializer):
     """A glossary entry or rule section with everything its page shows."""
 

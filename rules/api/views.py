@@ -11,7 +11,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.viewsets import ReadOnlyModelViewSet
 
-from rules.models import Entry, Erratum, Game, Source
+from rules.content.models import Entry, Erratum, Game, Source
 
 from . import filters, serializers
 from .pagination import PageNumberPagination

@@ -15,10 +15,10 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 
-from .. import booklet as booklets
-from ..addresses import CONTENT_PARAMETER
-from ..languages import native_name
-from ..rendering import RENDERER_VERSION
+from ..content.addresses import CONTENT_PARAMETER
+from ..derived.rendering import RENDERER_VERSION
+from ..shared.languages import native_name
+from . import booklet as booklets
 from .models import BuiltFile
 from .site import SiteRequest, site_url
 
@@ -100,7 +100,7 @@ class BookletHTML(Booklet):
 
 class BookletPDF(Booklet):
     def render(self, file: BuiltFile, gathered: GatheredBooklet) -> bytes:
-        from ..booklet_pdf import render_pdf
+        from .booklet_pdf import render_pdf
 
         return render_pdf(
             gathered.booklet,
@@ -113,12 +113,12 @@ class BookletPDF(Booklet):
 
 class Sitemap(Kind):
     def gather(self, file: BuiltFile):
-        from ..sitemaps import entry_urls
+        from .sitemap import entry_urls
 
         return entry_urls(file.game, file.language) or None
 
     def render(self, file: BuiltFile, gathered) -> bytes:
-        from ..sitemaps import urlset
+        from .sitemap import urlset
 
         return urlset(gathered, site_url())
 

@@ -2,7 +2,7 @@
 
 from django.db import IntegrityError, models
 
-from ..database import brief_write, is_database_busy
+from ..shared.database import brief_write, is_database_busy
 
 
 class BuiltFileQuerySet(models.QuerySet):

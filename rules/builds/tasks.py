@@ -13,8 +13,8 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django_tasks import task
 
-from .. import content_version
-from ..database import brief_write, is_database_busy
+from ..content import version as content_version
+from ..shared.database import brief_write, is_database_busy
 from .kinds import KINDS
 from .models import BuiltFile
 

@@ -2,8 +2,8 @@
 
 from dataclasses import dataclass
 
-from ..languages import CONTENT_LANGUAGE_CODES
-from ..models import Entry
+from ..content.models import Entry
+from ..shared.languages import CONTENT_LANGUAGE_CODES
 from .canonical import import_canonical
 from .cleaning import clean
 from .crossrefs import normalise_title

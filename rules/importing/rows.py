@@ -34,7 +34,7 @@ What both importers promise, kept here once:
 * **Texts are written as given** (the text pipeline has normalised them already; a JSON
   export holds stored texts exactly).
 * **Derived data follows in bulk**, as ``save()`` would have made it: the texts' HTML
-  rendered as they are written (``rules.rendering``; a ``[[link]]`` to an entry this
+  rendered as they are written (``rules.derived.rendering``; a ``[[link]]`` to an entry this
   import creates is rendered again by the resolution at the end), the cross-reference
   rows of entries whose labels or body changed rebuilt, born resolved against the
   entries as they are once written, the search index updated for every row written
@@ -67,15 +67,15 @@ from simple_history.utils import (
 
 from faq.models import Question
 
-from ..bulk import create_objects
-from ..history import stamp, tracked_m2m_fields
-from ..journal import Change, change_of, deferred, record_many, unit_of_work
-from ..models import Entry, Erratum, Source
-from ..querysets import Status
-from ..references import link_targets, rebuild_cross_references, resolution_keys
-from ..rendering import render_fields, spec_for
+from ..content.history import stamp, tracked_m2m_fields
+from ..content.journal import Change, change_of, deferred, record_many, unit_of_work
+from ..content.models import Entry, Erratum, Source
+from ..content.querysets import Status
+from ..derived.references import link_targets, rebuild_cross_references, resolution_keys
+from ..derived.rendering import render_fields, spec_for
 from ..search.index import index_objects
-from ..text import normalize_label
+from ..shared.bulk import create_objects
+from ..shared.text import normalize_label
 from .report import ImportReport, Outcome
 
 BATCH = 500
@@ -205,7 +205,7 @@ def row_writer(
       search rows, so other writers (a moderator saving, another import) wait a batch,
       not the whole import; ``progress(stage, done, total)`` hears of each batch.
 
-    Every row written is recorded in the change journal (``rules.journal``), and the
+    Every row written is recorded in the change journal (``rules.content.journal``), and the
     derived-data pipeline brings the rest (resolution, rendering of links, relations …)
     up to date at the end."""
     writer = RowWriter(
@@ -383,7 +383,7 @@ class RowWriter:
         self._snapshot_relations(model, [row.obj for row in new] + [obj for obj, _ in updates])
 
     def _targets_for(self, game_id: int, language: str) -> dict:
-        """Where ``[[links]]`` point before the import (``rules.references.link_targets``)."""
+        """Where ``[[links]]`` point before the import (``rules.derived.references.link_targets``)."""
         key = (game_id, language)
         if key not in self._targets:
             self._targets[key] = link_targets(game_id, language)

@@ -56,9 +56,9 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from ..history import REASON_MAX_LENGTH
-from ..models import Entry, Game, Source
-from ..text import normalize_label, slugify_title
+from ..content.history import REASON_MAX_LENGTH
+from ..content.models import Entry, Game, Source
+from ..shared.text import normalize_label, slugify_title
 from .errors import ImportRulesError
 from .options import ImportOptions
 from .report import ImportReport, Warning

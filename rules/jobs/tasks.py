@@ -16,9 +16,9 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext_noop
 from django_tasks import task
 
+from ..content.models import Source
 from ..importing import ImportOptions, ImportRulesError, import_document
 from ..importing.pipeline import SourceInfo
-from ..models import Source
 from .models import ImportJob
 
 logger = logging.getLogger(__name__)

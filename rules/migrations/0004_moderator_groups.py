@@ -1,4 +1,4 @@
-"""The two moderator roles as groups (see ``rules.permissions``).
+"""The two moderator roles as groups (see ``rules.moderation.permissions``).
 
 - "Moderators": add, change, delete and view the content of every game (games, sources,
   entries, errata, FAQ questions) and view cross-references and old addresses. No

@@ -1,11 +1,11 @@
-"""Stored HTML for entries and errata (rules.rendering), and the content version with
-the triggers that bump it on every write to public content (rules.content_version).
+"""Stored HTML for entries and errata (rules.derived.rendering), and the content version with
+the triggers that bump it on every write to public content (rules.content.version).
 
 The HTML of existing rows is rendered after ``migrate`` (``RulesConfig.ready``)."""
 
 from django.db import migrations, models
 
-from rules import content_version
+from rules.content import version as content_version
 
 
 def create_content_version(apps, schema_editor):

@@ -1,9 +1,9 @@
 from django.db import migrations, models
 
-from rules import content_version
+from rules.content import version as content_version
 
 # SQLite adds these columns by rebuilding the table, which drops its triggers: the
-# content version must keep changing with every write to entries (rules.content_version).
+# content version must keep changing with every write to entries (rules.content.version).
 watch_entries_again = content_version.watch_again("rules_entry")
 
 

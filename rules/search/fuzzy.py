@@ -36,7 +36,7 @@ Decisions:
   in about a millisecond, so candidates are not narrowed in SQL (by length: most words
   pass a 75 cut-off anyway; by first letter: that would miss a typo in it). Rows load in
   id order, first written first, which is the order ties go in. A process keeps what it
-  loaded while the content version (``rules.content_version``) is unchanged: database
+  loaded while the content version (``rules.content.version``) is unchanged: database
   triggers bump it in every transaction that writes search documents, which is every one
   that writes words, so a change made by any process is seen by the next correction,
   for one single-row read per correction; a process never pays more than that first
@@ -54,8 +54,8 @@ from dataclasses import dataclass
 from django.db import connection
 from rapidfuzz import fuzz, process
 
-from .. import content_version
-from ..bulk import staged
+from ..content import version as content_version
+from ..shared.bulk import staged
 from .models import SearchWord
 from .normalize import fold, words
 

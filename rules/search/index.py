@@ -1,7 +1,7 @@
 """Keep the search index current: build documents from items, upsert, delete, rebuild.
 
 Only published items are indexed. The index is the last step of the derived-data
-pipeline (``rules.pipeline``), which updates the items every unit of work wrote, from
+pipeline (``rules.derived.pipeline``), which updates the items every unit of work wrote, from
 the change journal; the importers index their bulk writes themselves, batch by batch,
 and say so to the journal. ``rebuild`` (``manage.py rebuild_search_index``) recreates
 the whole index from the items, e.g. after a raw SQL change.
@@ -19,9 +19,9 @@ from contextlib import contextmanager
 from django.db import transaction
 from django.db.models.signals import pre_delete
 
-from ..bulk import create_objects, insert_rows
-from ..querysets import Status
-from ..wikilinks import WIKI_LINK
+from ..content.querysets import Status
+from ..shared.bulk import create_objects, insert_rows
+from ..shared.wikilinks import WIKI_LINK
 from . import fuzzy
 from .models import SearchDocument, SearchName, SearchWord
 from .normalize import name_key, terms
@@ -34,7 +34,7 @@ def plain_text(markdown: str) -> str:
     """Markdown → the text a reader sees: link labels kept, markup and escapes dropped.
 
     Line breaks are kept (one per run of blank lines): search links a hit in a numbered
-    paragraph to its rule (``rules.anchors.rule_at``); snippets show them as spaces."""
+    paragraph to its rule (``rules.shared.anchors.rule_at``); snippets show them as spaces."""
     text = WIKI_LINK.sub(lambda m: m.group(2) or m.group(1), markdown or "")
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # [label](url)
     text = _MARKUP.sub("", text)
@@ -45,7 +45,7 @@ def plain_text(markdown: str) -> str:
 def _models() -> dict[str, type]:
     from faq.models import Question
 
-    from ..models import Entry, Erratum
+    from ..content.models import Entry, Erratum
 
     return {"entry": Entry, "erratum": Erratum, "question": Question}
 
@@ -216,7 +216,7 @@ def rebuild() -> int:
 def connect_signals() -> None:
     """The one change the pipeline cannot see in time: a game's deletion cascades to its
     documents in the database, so their words' counts go first (``pre_delete``)."""
-    from ..models import Game
+    from ..content.models import Game
 
     pre_delete.connect(_game_deleted, sender=Game, weak=False, dispatch_uid="search-delete-game")
 

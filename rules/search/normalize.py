@@ -22,7 +22,7 @@ from functools import lru_cache
 
 import Stemmer
 
-from ..text import fold_diacritics
+from ..shared.text import fold_diacritics
 
 WORD = re.compile(r"[^\W_]+")
 STEMMERS = {

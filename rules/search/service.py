@@ -44,8 +44,8 @@ from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from ..anchors import rule_at
-from ..languages import CONTENT_LANGUAGE_CODES
+from ..shared.anchors import rule_at
+from ..shared.languages import CONTENT_LANGUAGE_CODES
 from . import backends, fuzzy
 from .models import SearchDocument, SearchName
 from .normalize import fold, name_key, query_words, term
@@ -220,7 +220,7 @@ def _checked(query: str) -> str:
 
 def _scope(game: str | None, language: str | None, item_type: str | None) -> backends.Scope | None:
     """The filters as ids; None when they can match nothing (an unknown game)."""
-    from ..models import Game
+    from ..content.models import Game
 
     game_id = None
     if game:
@@ -306,14 +306,14 @@ def _any_prefix(group: list[str], terms: list[str]) -> bool:
 
 
 def _games(ids: set[int]) -> dict:
-    from ..models import Game
+    from ..content.models import Game
 
     return Game.objects.in_bulk(ids)
 
 
 def _rule_hit(document: SearchDocument, groups: list[list[str]], in_title: int) -> tuple[str, int | None]:
     """``("#601.2a", offset)`` when the hit is in a numbered paragraph of an entry's
-    text, so the link opens the page at that rule (``rules.anchors``) and the snippet
+    text, so the link opens the page at that rule (``rules.shared.anchors``) and the snippet
     shows it: the paragraph holding the most of the query's words, the first of equals.
     ``("", None)`` when the title holds every word or the best match is before any
     numbered rule."""

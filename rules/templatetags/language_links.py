@@ -3,7 +3,7 @@
 Both come from one list of ``(language, absolute URL)`` pairs: the page's own
 ``alternates`` (an entry whose translations have their own slugs) or, for every other
 page, the same path under each language prefix (``default_alternates``, from
-``rules.context_processors.site``). They are written out here in Python rather than
+``rules.pages.context_processors.site``). They are written out here in Python rather than
 by a template loop: on an uncached entry page the switcher's nested loop (languages ×
 alternates) cost more than the entry's own article (``bench/cpu.py``).
 """

@@ -14,7 +14,7 @@ from django import template
 from django.utils.html import strip_tags
 from django.utils.safestring import mark_safe
 
-from rules.languages import OPENGRAPH_LOCALES
+from rules.shared.languages import OPENGRAPH_LOCALES
 
 register = template.Library()
 

@@ -9,8 +9,8 @@ from django.utils import translation
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 
-from rules.addresses import CONTENT_PARAMETER, entry_url_template
-from rules.rulebook import tree_html
+from rules.content.addresses import CONTENT_PARAMETER, entry_url_template
+from rules.content.rulebook import tree_html
 
 register = template.Library()
 

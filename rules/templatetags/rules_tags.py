@@ -5,8 +5,8 @@ from django.utils import translation
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 
-from rules.languages import native_name
-from rules.rendering import for_ui_language
+from rules.derived.rendering import for_ui_language
+from rules.shared.languages import native_name
 
 register = template.Library()
 
@@ -25,7 +25,7 @@ def language_name(code: str) -> str:
 
 @register.filter
 def ui_links(html: str, content_language: str):
-    """Stored HTML (``rules.rendering``) with its entry links in the reader's UI language:
+    """Stored HTML (``rules.derived.rendering``) with its entry links in the reader's UI language:
     {{ entry.body_html|ui_links:entry.language }}."""
     return for_ui_language(html or "", content_language, translation.get_language())
 
@@ -52,8 +52,8 @@ def glossary_items(entries):
 
 @register.simple_tag
 def compare_url(entry, language: str) -> str:
-    """The side-by-side page of ``entry`` and its version in ``language`` (``rules.parallel``):
+    """The side-by-side page of ``entry`` and its version in ``language`` (``rules.pages.parallel``):
     {% compare_url entry other.language %}."""
-    from rules.parallel import compare_url as url
+    from rules.pages.parallel import compare_url as url
 
     return url(entry.game.slug, entry.slug, entry.language, language)

@@ -150,7 +150,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "rules.context_processors.site",
+                "rules.pages.context_processors.site",
             ],
         },
     },
@@ -232,7 +232,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-# Internationalisation. The UI languages; content may exist in more (see rules.languages).
+# Internationalisation. The UI languages; content may exist in more (see rules.shared.languages).
 LANGUAGE_CODE = "en"
 LANGUAGES = [
     ("en", _("English")),
@@ -356,10 +356,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     # Three models have a "kind" with different choices: name each enum after its model.
     "ENUM_NAME_OVERRIDES": {
-        "SourceKindEnum": "rules.models.Source.Kind",
-        "EntryKindEnum": "rules.models.Entry.Kind",
-        "ErratumKindEnum": "rules.models.Erratum.Kind",
-        "LanguageEnum": "rules.languages.CONTENT_LANGUAGES",
+        "SourceKindEnum": "rules.content.models.Source.Kind",
+        "EntryKindEnum": "rules.content.models.Entry.Kind",
+        "ErratumKindEnum": "rules.content.models.Erratum.Kind",
+        "LanguageEnum": "rules.shared.languages.CONTENT_LANGUAGES",
     },
 }
 

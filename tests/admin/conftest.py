@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth.models import Group, User
 
-from rules.permissions import GAME_MODERATORS_GROUP, MODERATORS_GROUP
+from rules.moderation.permissions import GAME_MODERATORS_GROUP, MODERATORS_GROUP
 
 
 def make_staff(username: str, group: str | None = None, games=()) -> User:

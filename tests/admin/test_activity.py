@@ -11,9 +11,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from rules.content.models import Entry
 from rules.importing import ImportOptions, import_document
 from rules.importing.pipeline import SourceInfo
-from rules.models import Entry
 from tests.admin.conftest import make_staff
 from tests.admin.forms import form_data
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source

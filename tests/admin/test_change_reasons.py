@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from rules.models import Entry
+from rules.content.models import Entry
 from tests.admin.conftest import make_staff
 from tests.admin.forms import submit_change_form
 from tests.admin.test_activity import activity

@@ -10,7 +10,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from faq.models import Question
-from rules.models import Entry, Erratum, Game, Source
+from rules.content.models import Entry, Erratum, Game, Source
 from tests.admin.forms import form_data
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
 

@@ -9,8 +9,8 @@ from http import HTTPStatus
 import pytest
 from django.test import Client
 
-from rules.models import Source
-from rules.permissions import MODERATORS_GROUP
+from rules.content.models import Source
+from rules.moderation.permissions import MODERATORS_GROUP
 from tests.admin.conftest import make_staff
 from tests.admin.forms import form_data
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source

@@ -8,8 +8,8 @@ from http import HTTPStatus
 
 import pytest
 
-from rules.models import Entry
-from rules.querysets import Status
+from rules.content.models import Entry
+from rules.content.querysets import Status
 from tests.admin.forms import submit_change_form
 from tests.factories import make_entry, make_game
 

@@ -14,8 +14,8 @@ from django.db import transaction
 from django.urls import reverse
 
 from faq.models import Question
-from rules.models import Entry, Erratum
-from rules.querysets import Status
+from rules.content.models import Entry, Erratum
+from rules.content.querysets import Status
 from tests.admin.forms import form_data, submit_change_form
 from tests.factories import make_entry, make_erratum, make_game, make_question
 

@@ -13,10 +13,10 @@ from http import HTTPStatus
 import pytest
 from django.core.management import call_command
 
+from rules.content.models import Entry
+from rules.content.querysets import Status
 from rules.importing import ImportOptions, import_document
 from rules.importing.pipeline import SourceInfo
-from rules.models import Entry
-from rules.querysets import Status
 from tests.admin.test_edit_conflicts import change_url, open_form
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
 

@@ -12,10 +12,10 @@ from django.test import Client
 from django.utils import timezone
 
 from rules.admin import importing as admin_importing
+from rules.content.models import Entry
+from rules.content.querysets import Status
 from rules.importing import rows as rows_module
 from rules.jobs.models import ImportJob
-from rules.models import Entry
-from rules.querysets import Status
 from tests.admin.test_import_upload import (
     GLOSSARY,
     IMPORT_URL,

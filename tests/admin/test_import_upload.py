@@ -13,8 +13,8 @@ from django.contrib.auth.models import Group, Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from rules.models import Entry
-from rules.permissions import MODERATORS_GROUP
+from rules.content.models import Entry
+from rules.moderation.permissions import MODERATORS_GROUP
 from tests.builds import run_background_tasks
 from tests.factories import make_entry, make_game
 
@@ -80,7 +80,7 @@ def staff(django_user_model, name: str, *codenames: str):
 def moderator(django_user_model):
     codenames = ["view_entry", "add_entry", "change_entry", "delete_entry"]
     user = staff(django_user_model, "moderator", *codenames)
-    user.groups.add(Group.objects.get(name=MODERATORS_GROUP))  # edits every game (rules.permissions)
+    user.groups.add(Group.objects.get(name=MODERATORS_GROUP))  # edits every game (rules.moderation.permissions)
     return user
 
 

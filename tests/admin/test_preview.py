@@ -11,9 +11,9 @@ import pytest
 from django.contrib.contenttypes.models import ContentType
 
 from rules.admin.preview import MAX_PREVIEW_CHARS, OBJECT_ID_FIELD
-from rules.models import Entry
-from rules.permissions import MODERATORS_GROUP
-from rules.querysets import Status
+from rules.content.models import Entry
+from rules.content.querysets import Status
+from rules.moderation.permissions import MODERATORS_GROUP
 from tests.admin.conftest import make_staff
 from tests.admin.forms import form_pairs
 from tests.factories import make_entry, make_erratum, make_game, make_question
@@ -137,7 +137,7 @@ def test_script_and_javascript_links_never_come_back(moderator_client, game):
 
     assert "<script" not in html
     assert "javascript:" not in html
-    assert "<img" not in html  # shown as text (rules.markdown), so no element has the handler
+    assert "<img" not in html  # shown as text (rules.shared.markdown), so no element has the handler
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
     assert "<b onmouseover" not in html and "&lt;b onmouseover=alert(1)&gt;" in html
 

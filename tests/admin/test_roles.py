@@ -11,8 +11,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from faq.models import Question
-from rules.models import Entry, Game
-from rules.querysets import Status
+from rules.content.models import Entry, Game
+from rules.content.querysets import Status
 from tests.admin.forms import form_data
 from tests.builds import run_background_tasks
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source

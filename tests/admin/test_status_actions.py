@@ -8,7 +8,7 @@ the message say "-2 items already had that status".
 
 import pytest
 
-from rules.querysets import Status
+from rules.content.querysets import Status
 from tests.factories import make_entry, make_erratum, make_game, make_question
 
 pytestmark = pytest.mark.django_db

@@ -16,9 +16,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from rules import worklists
-from rules.models import Entry, Erratum, Game
-from rules.querysets import Status
+from rules.content.models import Entry, Erratum, Game
+from rules.content.querysets import Status
+from rules.moderation import worklists
 from tests.admin.conftest import make_staff
 from tests.factories import make_entry, make_erratum, make_game, make_question
 

@@ -4,7 +4,7 @@ from http import HTTPStatus
 
 import pytest
 
-from rules.models import Entry, Source
+from rules.content.models import Entry, Source
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
 
 BASE = "http://testserver"

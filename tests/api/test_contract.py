@@ -13,7 +13,7 @@ from urllib.parse import quote
 import jsonschema_rs
 import pytest
 
-from rules.models import Source
+from rules.content.models import Source
 from tests.factories import make_entry, make_game, make_source
 
 from .conftest import get_json

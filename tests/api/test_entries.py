@@ -5,8 +5,8 @@ from http import HTTPStatus
 
 import pytest
 
-from rules.models import Entry
-from rules.querysets import Status
+from rules.content.models import Entry
+from rules.content.querysets import Status
 from tests.factories import make_entry, make_erratum, make_game, make_question
 
 from .conftest import BASE, get_json, result_ids
@@ -285,7 +285,7 @@ def test_body_html_is_sanitised(client, db):
     )
     html = get_json(client, f"/api/v1/entries/{entry.pk}/")["body_html"]
     assert "<script" not in html.lower()
-    assert "<img" not in html.lower()  # shown as text (rules.markdown): no element, no handler
+    assert "<img" not in html.lower()  # shown as text (rules.shared.markdown): no element, no handler
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
     assert "javascript:" not in html.lower()
     assert '<a href="https://example.org/">ok</a>' in html  # ordinary links survive

@@ -6,7 +6,7 @@ from http import HTTPStatus
 import pytest
 
 from faq.models import Question
-from rules.querysets import Status
+from rules.content.querysets import Status
 from tests.factories import make_entry, make_game, make_question
 
 from .conftest import BASE, get_json, result_ids

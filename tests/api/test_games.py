@@ -5,8 +5,8 @@ from http import HTTPStatus
 
 import pytest
 
-from rules.models import Game
-from rules.querysets import Status
+from rules.content.models import Game
+from rules.content.querysets import Status
 from tests.factories import make_entry, make_game
 
 from .conftest import BASE, get_json, result_ids

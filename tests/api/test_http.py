@@ -13,7 +13,7 @@ from django.contrib.staticfiles import finders
 from django.core.management import call_command
 from django.utils.http import parse_http_date
 
-from rules.models import Entry
+from rules.content.models import Entry
 from tests.factories import make_entry
 
 from .conftest import BASE, get_json

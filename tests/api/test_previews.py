@@ -8,9 +8,9 @@ from urllib.parse import urlencode
 import pytest
 
 from rules.api.previews import MAX_BODY_BYTES
-from rules.models import Entry
-from rules.previews import EXCERPT_LENGTH, HTML_HEAD, MAX_TERMS, excerpt
-from rules.querysets import Status
+from rules.content.models import Entry
+from rules.content.querysets import Status
+from rules.search.previews import EXCERPT_LENGTH, HTML_HEAD, MAX_TERMS, excerpt
 from tests.factories import make_entry, make_game
 
 from .conftest import BASE, get_json

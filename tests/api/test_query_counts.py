@@ -48,7 +48,7 @@ def populate(n: int) -> None:
 # (rulesite.response_cache), read before the cache is asked:
 QUERIES = {
     # version, count, page (with game and source joined; everything an entry shows of
-    # other items is stored with it: rules.relations)
+    # other items is stored with it: rules.derived.relations)
     "/api/v1/entries/?language=en&kind=glossary&page_size=100": 3,
     # version, count, page (with entry counts), content languages
     "/api/v1/games/?page_size=100": 4,

@@ -14,7 +14,7 @@ from urllib.parse import quote
 import pytest
 import yaml
 
-from rules.querysets import Status
+from rules.content.querysets import Status
 from rules.search import MAX_RESULTS, TYPES
 from tests.factories import make_entry, make_erratum, make_game, make_many_entries, make_question
 

@@ -2,7 +2,7 @@
 
 import datetime
 
-from rules.models import Source
+from rules.content.models import Source
 from tests.factories import make_game, make_source
 
 from .conftest import BASE, get_json, result_ids

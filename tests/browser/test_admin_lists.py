@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from rules.permissions import MODERATORS_GROUP
-from rules.querysets import Status
+from rules.content.querysets import Status
+from rules.moderation.permissions import MODERATORS_GROUP
 from tests.admin.conftest import make_staff
 from tests.browser.test_entry_pickers import no_axe_violations_in
 from tests.browser.test_moderator import log_in

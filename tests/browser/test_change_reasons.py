@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from rules.permissions import MODERATORS_GROUP
+from rules.moderation.permissions import MODERATORS_GROUP
 from tests.admin.conftest import make_staff
 from tests.browser.test_moderator import log_in
 from tests.factories import make_entry, make_game

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from faq.models import Question
-from rules.permissions import MODERATORS_GROUP
+from rules.moderation.permissions import MODERATORS_GROUP
 from tests.admin.conftest import make_staff
 from tests.browser.test_moderator import log_in
 from tests.factories import make_entry, make_erratum, make_game

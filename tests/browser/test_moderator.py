@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from rules.models import Entry
-from rules.permissions import MODERATORS_GROUP
-from rules.querysets import Status
+from rules.content.models import Entry
+from rules.content.querysets import Status
+from rules.moderation.permissions import MODERATORS_GROUP
 from tests.admin.conftest import make_staff
 from tests.factories import make_entry, make_game
 

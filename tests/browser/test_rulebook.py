@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 from pypdf import PdfReader
 
-from rules.models import Entry, Source
+from rules.content.models import Entry, Source
 from tests.builds import goto_built, run_background_tasks
 from tests.factories import make_entry, make_erratum, make_game, make_source
 

@@ -6,8 +6,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
-from rules.querysets import Status
-from rules.translations import start_translation
+from rules.content.querysets import Status
+from rules.moderation.translations import start_translation
 from tests.browser.screens import SIZES, no_axe_violations, no_horizontal_scroll, shot
 from tests.factories import make_entry, make_game
 
@@ -73,7 +73,7 @@ def test_up_to_date_and_outdated_translations(live_server, browser, world, size)
 
 
 def test_a_moderator_reviews_the_change_and_marks_the_translation_up_to_date(live_server, page, world):
-    from rules.permissions import MODERATORS_GROUP
+    from rules.moderation.permissions import MODERATORS_GROUP
     from tests.admin.conftest import make_staff
 
     make_staff("maria", MODERATORS_GROUP)

@@ -7,11 +7,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from rules.content.models import CrossReference, Entry
 from rules.importing import ImportOptions, import_document
 from rules.importing import rows as rows_module
 from rules.importing.canonical.export import export_game
 from rules.importing.pipeline import SourceInfo
-from rules.models import CrossReference, Entry
 from rules.search.models import SearchDocument
 from tests.factories import make_entry, make_game
 

@@ -9,6 +9,7 @@ from django.apps import apps
 from django.core.management import CommandError, call_command
 
 from faq.models import Question
+from rules.content.models import CrossReference, Entry, Erratum, Game, Source
 from rules.importing import ImportOptions, ImportRulesError, import_document
 from rules.importing.canonical import (
     CHANGE_REASON,
@@ -21,7 +22,6 @@ from rules.importing.canonical import (
     export_game,
     import_canonical,
 )
-from rules.models import CrossReference, Entry, Erratum, Game, Source
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
 
 SLUG = "marvel-champions"
@@ -216,7 +216,7 @@ def test_references_to_another_language_round_trip(game):
     rr = Source.objects.get(game=game, language="en")
     erratum = make_erratum(game=game, language="de", title="Bereit-Korrektur", source=rr)
     # A link across languages, as stored before the models refused them
-    # (rules.entry_links): an export holds it and a restore brings it back as it was.
+    # (rules.content.entry_links): an export holds it and a restore brings it back as it was.
     Erratum.affects.through.objects.create(erratum=erratum, entry=en_ready)
     a = export_game(game)
     row = item(json.loads(a), "errata", "bereit-korrektur", "de")
@@ -233,12 +233,12 @@ def test_references_to_another_language_round_trip(game):
 def test_cross_references_resolve_after_import(game, monkeypatch):
     a = export_game(game)
     wipe()
-    import rules.references
+    import rules.derived.references
 
     calls = []
-    original = rules.references.resolve
+    original = rules.derived.references.resolve
     monkeypatch.setattr(
-        rules.references, "resolve", lambda *args, **kwargs: calls.append(args) or original(*args, **kwargs)
+        rules.derived.references, "resolve", lambda *args, **kwargs: calls.append(args) or original(*args, **kwargs)
     )
     import_canonical(a, options())
     game = Game.objects.get(slug=SLUG)

@@ -14,10 +14,10 @@ import pytest
 from django.core.management import call_command
 
 from faq.models import Question
+from rules.content.models import Entry, Erratum, Game, Source
 from rules.importing import ImportOptions, import_document
 from rules.importing.canonical import export_game, import_canonical
 from rules.importing.pipeline import SourceInfo
-from rules.models import Entry, Erratum, Game, Source
 from tests.factories import make_entry
 
 GAME = "burgen"

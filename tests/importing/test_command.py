@@ -6,7 +6,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from rules.models import Entry, Game
+from rules.content.models import Entry, Game
 
 GLOSSARY = """\
 Exhaust

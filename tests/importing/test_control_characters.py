@@ -11,8 +11,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from faq.models import Question
+from rules.content.models import Entry, Erratum, Game
 from rules.importing import ImportOptions, ImportRulesError, import_document
-from rules.models import Entry, Erratum, Game
 
 GAME = {"slug": "kartenspiel", "name": "Kartenspiel"}
 

@@ -7,10 +7,10 @@ import json
 import pytest
 from django.core.management import call_command
 
+from rules.content.models import Entry
 from rules.importing import ImportOptions, import_document
 from rules.importing.errors import ImportRulesError
 from rules.importing.reading import read_document
-from rules.models import Entry
 
 # What a single wrong encoding makes of these languages' letters; none may be stored.
 MOJIBAKE_MARKS = ("Ĺ", "Ă", "Ä", "Ã", "Å", "Â", "\ufffd")

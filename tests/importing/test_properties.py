@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from faq.models import Question
+from rules.content.models import CrossReference, Entry, Erratum, Game, Source
 from rules.importing import ImportOptions, ImportRulesError, import_document
-from rules.models import CrossReference, Entry, Erratum, Game, Source
 
 WORDS = st.sampled_from(
     [

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rules.content.models import Entry
 from rules.importing import ImportOptions, import_document, reading
 from rules.importing.errors import ImportRulesError
 from rules.importing.reading import Document, decode, read_document
-from rules.models import Entry
 
 POLISH = (
     "Zobacz też: Żeton, Gracz i Świątynia\n"

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import call_command
 
 from faq.models import Question
-from rules.models import CrossReference, Entry, Erratum, Game
+from rules.content.models import CrossReference, Entry, Erratum, Game
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from rules.importing.structure import (
     outline,
     section_kind,
 )
-from rules.markdown import render_markdown
+from rules.shared.markdown import render_markdown
 
 
 def blocks_of(text: str, language: str = "en", markdown: bool = False):

@@ -10,8 +10,8 @@ import json
 import pytest
 from django.core.management import call_command
 
+from rules.content.models import Entry
 from rules.importing import ImportOptions, import_document, parse_document
-from rules.models import Entry
 
 GLOSSARY = (
     "Exhaust\n"

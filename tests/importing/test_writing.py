@@ -2,10 +2,10 @@
 
 import pytest
 
+from rules.content.models import CrossReference, Entry, Game
+from rules.content.querysets import Status
 from rules.importing import ImportOptions, ImportRulesError, import_document
 from rules.importing.pipeline import SourceInfo
-from rules.models import CrossReference, Entry, Game
-from rules.querysets import Status
 from tests.factories import make_entry, make_game
 
 FIRST_EDITION = """\
@@ -134,7 +134,7 @@ class TestCrossReferences:
 @pytest.mark.django_db
 class TestAllOrNothing:
     def test_a_failure_at_the_last_step_leaves_the_database_as_it_was(self, monkeypatch):
-        import rules.references as references
+        import rules.derived.references as references
 
         game = make_game(slug="helden", name="Helden")
         make_entry(game=game, language="de", title="Angriff", body="Alt.")
@@ -143,7 +143,7 @@ class TestAllOrNothing:
         def fail(*args, **kwargs):
             raise RuntimeError("the database went away")
 
-        # Resolution runs when the import's writes are all done (rules.pipeline).
+        # Resolution runs when the import's writes are all done (rules.derived.pipeline).
         monkeypatch.setattr(references, "resolve", fail)
         with pytest.raises(RuntimeError):
             import_document(SECOND_EDITION, options())
@@ -184,7 +184,7 @@ def test_overlong_titles_are_shortened_with_a_warning_not_a_database_error():
 
 @pytest.mark.django_db
 def test_a_source_named_on_the_command_line_keeps_its_details():
-    from rules.models import Source
+    from rules.content.models import Source
 
     import_document(
         FIRST_EDITION, options(source=SourceInfo(title="Regelreferenz", version="1.5", attribution="Verlag"))
@@ -197,7 +197,7 @@ def test_a_source_named_on_the_command_line_keeps_its_details():
 @pytest.mark.django_db
 def test_faq_see_also_links_questions_and_errata_to_their_entries():
     from faq.models import Question
-    from rules.models import Erratum
+    from rules.content.models import Erratum
 
     import_document(FIRST_EDITION, options())
     faq = (
@@ -222,7 +222,7 @@ def test_faq_see_also_links_questions_and_errata_to_their_entries():
 def test_every_version_an_import_writes_says_who_and_why():
     from django.contrib.auth.models import User
 
-    from rules.models import Erratum, Source
+    from rules.content.models import Erratum, Source
 
     importer = User.objects.create_user("importer")
     import_document(FIRST_EDITION, options(user=importer))
@@ -250,7 +250,7 @@ def test_every_version_an_import_writes_says_who_and_why():
 
 @pytest.mark.django_db
 def test_an_erratum_whose_text_changes_keeps_its_entries_in_the_new_version():
-    from rules.models import Erratum
+    from rules.content.models import Erratum
 
     import_document(FIRST_EDITION, options())
     faq = "Errata\n\nSchadensmarker\nSchaden wird mit Markern festgehalten.\nSiehe auch: Schaden\n"

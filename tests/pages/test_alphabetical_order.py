@@ -1,7 +1,7 @@
 """Lists of titles on the pages are in the alphabetical order of their language.
 
 The game page's A–Z glossary and its letter links, an entry's "Referenced by", the
-games on the home page and in the search form's game filter (rules.collation).
+games on the home page and in the search form's game filter (rules.shared.collation).
 """
 
 import random

@@ -1,10 +1,10 @@
-"""The side-by-side page: one entry beside its version in another language (rules.parallel)."""
+"""The side-by-side page: one entry beside its version in another language (rules.pages.parallel)."""
 
 from http import HTTPStatus
 
 import pytest
 
-from rules.querysets import Status
+from rules.content.querysets import Status
 from tests.factories import make_entry, make_erratum, make_game
 
 pytestmark = pytest.mark.django_db

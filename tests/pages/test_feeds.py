@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from rules.querysets import Status
+from rules.content.querysets import Status
 from tests.factories import make_entry, make_erratum, make_game
 
 pytestmark = pytest.mark.django_db
@@ -97,7 +97,7 @@ def test_titles_are_plain_text_and_bodies_sanitised_html(client, game):
     # ElementTree undoes the XML escaping once: what a reader shows is the title as typed.
     assert item["title"] == "Cards <b> & tokens"
     assert "<script" not in item["summary"]
-    # A tag written in a text is shown as text (rules.markdown), inert in the summary's HTML.
+    # A tag written in a text is shown as text (rules.shared.markdown), inert in the summary's HTML.
     assert "Text &lt;script&gt;alert(1)&lt;/script&gt; " in item["summary"]
 
 

@@ -5,7 +5,7 @@ from http import HTTPStatus
 import pytest
 from django.conf import settings
 
-from rules.querysets import Status
+from rules.content.querysets import Status
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
 
 UI_LANGUAGES = [code for code, _name in settings.LANGUAGES]

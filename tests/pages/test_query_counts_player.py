@@ -6,8 +6,8 @@ translations there are."""
 import pytest
 from django.contrib.auth import get_user_model
 
-from rules.models import Entry
-from rules.translations import start_translation
+from rules.content.models import Entry
+from rules.moderation.translations import start_translation
 from tests.factories import make_entry, make_erratum, make_game
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from rules.models import Entry, Source
+from rules.content.models import Entry, Source
 from tests.builds import get_built, run_background_tasks
 from tests.factories import make_entry, make_erratum, make_game, make_source
 

@@ -5,8 +5,8 @@ from http import HTTPStatus
 
 import pytest
 
+from rules.pages.views import SEARCH_PAGE_SIZE
 from rules.search import MAX_QUERY_LENGTH, MAX_RESULTS, SearchResults
-from rules.views import SEARCH_PAGE_SIZE
 from tests.factories import make_entry, make_erratum, make_game, make_many_entries, make_question
 
 pytestmark = pytest.mark.django_db
@@ -264,7 +264,7 @@ def test_did_you_mean_links_to_the_corrected_query_keeping_filters(client, world
     def fake_search(query, **kwargs):
         return SearchResults(query, [], 0, suggestion="reaction")
 
-    monkeypatch.setattr("rules.views.search_service", fake_search)
+    monkeypatch.setattr("rules.pages.views.search_service", fake_search)
     html = get(client, q="recation", game="token-game", page="2")
     assert 'Did you mean <a href="?q=reaction&amp;game=token-game">reaction</a>?' in html
 

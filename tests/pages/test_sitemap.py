@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from rules.querysets import Status
+from rules.content.querysets import Status
 from tests.builds import content_of, get_built, run_background_tasks, sitemap_documents
 from tests.factories import make_entry, make_erratum, make_game, make_question
 

@@ -10,8 +10,8 @@ from html.parser import HTMLParser
 import pytest
 from django.core.management import call_command
 
-from rules import rendering
-from rules.models import Entry
+from rules.content.models import Entry
+from rules.derived import rendering
 from tests.factories import make_entry, make_erratum, make_game, make_question
 from tests.pages.test_sanitising import assert_inert
 

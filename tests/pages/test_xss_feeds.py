@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from rules.models import Entry, Erratum
+from rules.content.models import Entry, Erratum
 from tests.xss import MARK, import_corpus, make_corpus_game
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,8 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from rules.models import Entry
-from rules.querysets import Status
+from rules.content.models import Entry
+from rules.content.querysets import Status
 from rules.search import MAX_RESULTS, QueryTooLong, search, suggest
 from rules.search.models import SearchDocument
 from tests.factories import make_entry, make_erratum, make_game, make_many_entries, make_question
@@ -167,9 +167,9 @@ class TestIndexStaysCurrent:
         assert titles(search("ambush")) == ["Ambush"]
 
     def test_a_json_export_imported_is_searchable_at_once(self, game):
+        from rules.content.models import Game
         from rules.importing import ImportOptions, import_document
         from rules.importing.canonical import export_game
-        from rules.models import Game
 
         make_entry(game=game, title="Ambush", body="An ambush card enters play face down.")
         exported = export_game(game)

@@ -13,8 +13,8 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from rules.models import Game
-from rules.querysets import Status
+from rules.content.models import Game
+from rules.content.querysets import Status
 from rules.search import fuzzy, search
 from rules.search.models import SearchDocument, SearchWord
 from tests.factories import make_entry, make_erratum, make_game, make_question

@@ -7,8 +7,8 @@ import json
 
 from faq.models import Question
 
-from ...languages import CONTENT_LANGUAGE_CODES
-from ...models import Entry, Erratum, Game, Source
+from ...content.models import Entry, Erratum, Game, Source
+from ...shared.languages import CONTENT_LANGUAGE_CODES
 from .format import FORMAT, VERSION
 
 

@@ -60,7 +60,7 @@ from dataclasses import dataclass
 
 from faq.models import Question
 
-from ...models import RENDERED_FIELDS, Entry, Erratum, Source
+from ...content.models import RENDERED_FIELDS, Entry, Erratum, Source
 
 FORMAT = "rulesite-export"
 VERSION = 1
@@ -82,7 +82,7 @@ QUESTION_FIELDS = (
     "related_entries", "translation_key",
 )
 # Model fields deliberately left out of the file (ids, the game link, timestamps, and
-# the HTML rendered from the texts: rules.rendering makes it again on import; a
+# the HTML rendered from the texts: rules.derived.rendering makes it again on import; a
 # translation's original and the history version of it it matches name rows of this
 # database's history, which an import does not bring).
 NOT_EXPORTED = frozenset(

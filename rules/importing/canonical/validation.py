@@ -19,9 +19,9 @@ from json.decoder import scanstring
 
 from django.core.exceptions import ValidationError
 
-from ...languages import CONTENT_LANGUAGE_CODES
-from ...models import Entry, Game
-from ...text import strings_in, unstorable_character
+from ...content.models import Entry, Game
+from ...shared.languages import CONTENT_LANGUAGE_CODES
+from ...shared.text import strings_in, unstorable_character
 from ..errors import ImportRulesError
 from ..options import ImportOptions
 from ..rows import ParentLoop, parents_first
@@ -174,7 +174,7 @@ def _clean_value(model, name: str, check: str, value, path: tuple):
 
 def _refuse_unstorable(name: str, value, path: tuple) -> None:
     """Refuse a NUL, a control character or a lone surrogate anywhere in a field's value
-    (strings, and the strings inside its arrays and objects): ``rules.text.UNSTORABLE``.
+    (strings, and the strings inside its arrays and objects): ``rules.shared.text.UNSTORABLE``.
     PostgreSQL would refuse the row with a raw error, SQLite would store it."""
     for text in strings_in(value):
         found = unstorable_character(text)

@@ -42,7 +42,7 @@ from operator import attrgetter
 
 from faq.models import Question
 
-from ...models import Entry, Erratum, Game, Source
+from ...content.models import Entry, Erratum, Game, Source
 from ..errors import ImportRulesError
 from ..options import ImportOptions
 from ..report import ImportReport, Warning

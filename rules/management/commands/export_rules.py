@@ -10,9 +10,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from rules.content.models import Game
 from rules.importing.canonical import export_game
-from rules.languages import CONTENT_LANGUAGE_CODES
-from rules.models import Game
+from rules.shared.languages import CONTENT_LANGUAGE_CODES
 
 
 class Command(BaseCommand):

@@ -17,11 +17,11 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import OperationalError
 
-from rules.database import is_database_busy
+from rules.content.querysets import Status
 from rules.importing import ImportOptions, ImportRulesError, import_document
 from rules.importing.pipeline import SourceInfo
-from rules.languages import CONTENT_LANGUAGE_CODES
-from rules.querysets import Status
+from rules.shared.database import is_database_busy
+from rules.shared.languages import CONTENT_LANGUAGE_CODES
 
 
 class Command(BaseCommand):

@@ -1,4 +1,4 @@
-"""Delete change journal rows older than ``rules.journal.KEEP_DAYS`` days.
+"""Delete change journal rows older than ``rules.content.journal.KEEP_DAYS`` days.
 
     python manage.py prune_changes [--days N]
 
@@ -11,7 +11,7 @@ from datetime import timedelta
 from django.core.management.base import BaseCommand
 from django.utils import timezone
 
-from rules.journal import KEEP_DAYS, Change
+from rules.content.journal import KEEP_DAYS, Change
 
 
 class Command(BaseCommand):

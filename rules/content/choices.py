@@ -1,0 +1,11 @@
+"""Choices that models and the stored relations both name (``rules.content.stored`` reads an
+erratum's kind without importing the content model)."""
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class ErratumKind(models.TextChoices):
+    CORRECTION = "correction", _("Correction")
+    CLARIFICATION = "clarification", _("Clarification")
+    RULE_CHANGE = "rule_change", _("Rule change")

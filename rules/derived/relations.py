@@ -1,0 +1,169 @@
+"""What an entry shows of other items, computed when anything is written.
+
+An entry's page and its JSON show its see-also targets and ``[[links]]``, the published
+entries linking to it, the errata and FAQ rulings about it, its parent, its sub-sections
+and its translations. Loading those per request took six queries, and compiling them
+most of the time of an entry page. Instead every entry stores them, ready to show
+(``Entry.relations``, JSON), and a page or an API list reads the entry row alone.
+
+Decisions:
+
+- **Computed per game, after every write that can change them.** ``refresh(game_id)``
+  computes the relations of every entry of a game (all languages: translations cross
+  them) in six queries and writes only the entries whose relations changed (a hash of
+  the JSON, ``Entry.relations_fingerprint``). It is a step of the derived-data
+  pipeline (``rules.derived.pipeline``), run once per game a unit of work wrote to, in the same
+  transaction as the write: the content version that makes cached responses invalid
+  (``rules.content.version``) changes with it.
+- **Only what is public.** Every related item is published (a draft never shows
+  through another entry's page); the entry's own status does not matter, so the
+  moderators' preview of a draft shows what readers will get once it is published.
+- **Addresses at read time.** Entries are stored by slug, not URL: the URL depends on
+  the reader's UI language, and one ``reverse()`` per page builds them all
+  (``entry_url_template``). A game's new slug therefore needs no refresh.
+- **Derived data, no history.** Written with plain ``UPDATE`` statements
+  (``rules.shared.bulk.update_rows``: no history version, no ``updated_at`` change, no
+  signals), like the stored HTML (``rules.derived.rendering``).
+- ``manage.py render_html`` computes everything again; so does every ``migrate`` that
+  ran migrations.
+"""
+
+import hashlib
+import json
+from collections import defaultdict
+from operator import itemgetter
+
+from ..content.querysets import Status
+from ..content.rulebook import navigation as rulebook_navigation
+from ..shared.bulk import store_fingerprinted
+from ..shared.collation import sort_by_title
+
+# --- computing and storing ----------------------------------------------------------------
+
+
+def _linked(pk, title, slug, number="") -> dict:
+    return {"id": pk, "title": title, "slug": slug, "number": number}
+
+
+def compute(game_id: int) -> dict[int, dict]:
+    """Entry id → its relations, for every entry of one game, in six queries."""
+    from ..content.models import CrossReference, Entry, Erratum
+
+    rows = list(
+        Entry.objects.filter(game_id=game_id)
+        .order_by("order", "pk")
+        .values_list("pk", "language", "translation_key", "parent_id", "title", "slug", "number", "status")
+    )
+    entries = {row[0]: row for row in rows}
+    published = {pk for pk, *_rest, status in rows if status == Status.PUBLISHED}
+    found = {
+        pk: {
+            "parent": None,
+            "references": [],
+            "referenced_by": [],
+            "errata": [],
+            "questions": [],
+            "children": [],
+            "translations": [],
+        }
+        for pk in entries
+    }
+
+    def linked(pk: int) -> dict:
+        _pk, _language, _key, _parent, title, slug, number, _status = entries[pk]
+        return _linked(pk, title, slug, number)
+
+    versions = defaultdict(list)
+    for pk, language, key, parent_id, *_rest in rows:  # in document order
+        if parent_id in published:
+            found[pk]["parent"] = linked(parent_id)
+        if parent_id in found and pk in published:
+            found[parent_id]["children"].append(linked(pk))
+        if pk in published:
+            versions[key].append((language, pk))
+    for pk, _language, key, *_rest in rows:
+        found[pk]["translations"] = [
+            {**linked(other), "language": language} for language, other in sorted(versions[key]) if other != pk
+        ]
+
+    references = (
+        CrossReference.objects.filter(entry__game_id=game_id)
+        .order_by("entry_id", "in_body", "order", "pk")
+        .values_list("entry_id", "label", "in_body", "target_id")
+    )
+    referrers = defaultdict(dict)
+    for entry_id, label, in_body, target_id in references:
+        target = linked(target_id) if target_id in published else None
+        found[entry_id]["references"].append({"label": label, "in_body": in_body, "target": target})
+        if target is not None and entry_id in published and entry_id != target_id:
+            referrers[target_id].setdefault(entry_id, linked(entry_id))  # linked twice: listed once
+    for target_id, items in referrers.items():
+        language = entries[target_id][1]  # references stay within a language
+        found[target_id]["referenced_by"] = sort_by_title(items.values(), language, title=itemgetter("title"))
+
+    # From the game's errata (an erratum is about entries of its own game): the index on
+    # the errata's game, where filtering by the entries' game scanned every entry per
+    # erratum on SQLite.
+    affects = Erratum.affects.through.objects.filter(
+        erratum__game_id=game_id, entry__game_id=game_id, erratum__status=Status.PUBLISHED
+    )
+    for entry_id, *erratum in affects.order_by(
+        "erratum__language", "erratum__order", "erratum__title", "erratum_id"
+    ).values_list(
+        "entry_id", "erratum_id", "erratum__title", "erratum__slug", "erratum__kind", "erratum__language",
+        "erratum__game__slug", "erratum__original_text", "erratum__corrected_html", "erratum__diff_html",
+    ):  # fmt: skip
+        pk, title, slug, kind, language, game, original, corrected_html, diff_html = erratum
+        found[entry_id]["errata"].append(
+            {
+                "id": pk, "title": title, "slug": slug, "kind": kind, "language": language, "game": game,
+                "has_original": bool(original), "corrected_html": corrected_html, "diff_html": diff_html,
+            }  # fmt: skip
+        )
+
+    # faq builds on rules, never the reverse: its questions are reached through the
+    # reverse relation's table, by name.
+    related = Entry._meta.get_field("faq_questions").through.objects
+    for entry_id, pk, question, slug, language, game, answer_html in (
+        related.filter(question__game_id=game_id, entry__game_id=game_id, question__status=Status.PUBLISHED)
+        .order_by("question__language", "question__order", "question__question", "question_id")
+        .values_list(
+            "entry_id", "question_id", "question__question", "question__slug", "question__language",
+            "question__game__slug", "question__answer_html",
+        )  # fmt: skip
+    ):
+        found[entry_id]["questions"].append(
+            {
+                "id": pk,
+                "question": question,
+                "slug": slug,
+                "language": language,
+                "game": game,
+                "answer_html": answer_html,
+            }
+        )
+
+    # Previous, next and ancestors in reading order (rules.content.rulebook): a sixth query.
+    places = rulebook_navigation(game_id)
+    for pk, relations in found.items():
+        relations["navigation"] = places.get(pk)
+    return found
+
+
+def fingerprint(relations: dict) -> str:
+    encoded = json.dumps(relations, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
+    return hashlib.blake2b(encoded, digest_size=16).hexdigest()
+
+
+def refresh(game_id: int) -> int:
+    """Store the relations of every entry of one game that changed; return how many."""
+    from ..content.models import Entry
+
+    computed = compute(game_id)
+    stored = dict(Entry.objects.filter(game_id=game_id).values_list("pk", "relations_fingerprint"))
+    changed = {}
+    for pk, relations in computed.items():
+        digest = fingerprint(relations)
+        if stored.get(pk) != digest:
+            changed[pk] = (relations, digest)
+    return store_fingerprinted(Entry, "relations", changed)

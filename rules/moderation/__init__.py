@@ -1,0 +1,1 @@
+"""What moderators work with beside the admin: worklists, translations, activity, permissions."""

@@ -1,0 +1,1 @@
+"""The public pages: views, their context, feeds, sitemaps."""

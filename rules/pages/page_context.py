@@ -1,0 +1,140 @@
+"""Context shared by the public pages of rules and faq (one place, so they agree)."""
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.shortcuts import get_object_or_404
+from django.urls import translate_url
+from django.utils import translation
+
+from ..content.addresses import entry_url_template
+from ..content.models import Entry, Game
+from ..shared.collation import letter_groups
+from ..shared.languages import native_name
+from ..shared.text import numbered_title
+
+
+def game_context(game_slug: str) -> dict:
+    """What every page of a game needs: the game, and which language its content is in.
+
+    The URL's language selects the content; when the game has nothing in that language
+    the page says so and shows the language that has the most.
+    """
+    game = get_object_or_404(Game.objects.published(), slug=game_slug)
+    ui_language = translation.get_language()
+    available = game.content_languages()
+    content_language = game.content_language_for(ui_language, available) or ui_language
+    return {
+        "game": game,
+        "game_name": game.name_in(content_language),
+        "content_language": content_language,
+        "content_missing": content_language != ui_language,
+        "other_content_languages": [(code, native_name(code)) for code in available if code != content_language],
+    }
+
+
+@dataclass(frozen=True)
+class EntryListItem:
+    """What a list of entries shows of one, without loading the entry (or its body)."""
+
+    pk: int
+    title: str
+    number: str
+    aliases: list
+    is_fragment: bool
+    parent_id: int | None
+    url: str
+
+    @property
+    def display_title(self) -> str:  # Entry.__str__
+        return numbered_title(self.number, self.title)
+
+
+def game_contents(game, language: str) -> dict:
+    """A game page's lists: the glossary A–Z by letter and the tree of rule sections.
+
+    The glossary is in the alphabetical order of its language, under the letters of
+    that language's index (``rules.shared.collation``: Polish Ł after L, German Ä under A).
+
+    One query of the few columns the lists show (no bodies, no model instances), and
+    one ``reverse()`` for every link: a glossary has hundreds of entries.
+    """
+    rows = (
+        Entry.objects.published()
+        .for_game(game)
+        .for_language(language)
+        .order_by("order", "pk")
+        .values_list("pk", "title", "number", "aliases", "is_fragment", "parent_id", "slug", "kind")
+    )
+    url = entry_url_template(game.slug)
+    glossary, sections = [], []
+    for *fields, slug, kind in rows:
+        item = EntryListItem(*fields, url=url.format(slug=slug))
+        (sections if kind == Entry.Kind.SECTION else glossary).append(item)
+    letters = letter_groups(glossary, language)
+    section_ids = {section.pk for section in sections}
+    by_parent: dict[int | None, list[EntryListItem]] = {}
+    for section in sections:  # in document order
+        parent_id = section.parent_id if section.parent_id in section_ids else None
+        by_parent.setdefault(parent_id, []).append(section)
+    return {
+        "letters": letters,
+        "section_tree": [(top, by_parent.get(top.pk, [])) for top in by_parent.get(None, [])],
+    }
+
+
+def entry_page_context(request, entry) -> dict:
+    """Everything the entry page shows about ``entry`` (loaded ``for_page()``): the entry
+    and what it stores of other items (``Entry.related``), no query of its own.
+
+    One builder for the public page and the moderators' preview of a draft
+    (``rules.admin.preview``), so the preview is the page a reader will get.
+    """
+    ui_language = translation.get_language()
+    game, related = entry.game, entry.related
+    versions = {t.language: t.slug for t in related.translations}
+    alternates = []
+    for code, _name in settings.LANGUAGES:
+        # The entry's own version in that language if it has one, else this entry.
+        slug = entry.slug if entry.language == code else versions.get(code, entry.slug)
+        alternates.append((code, request.build_absolute_uri(entry_url_in(game.slug, slug, code))))
+    return {
+        "game": game,
+        "game_name": game.name_in(entry.language),
+        "entry": entry,
+        "content_language": entry.language,
+        "content_missing": entry.language != ui_language,
+        "parent": related.parent,
+        "see_also": related.see_also,
+        "referenced_by": related.referenced_by,
+        "errata": related.errata,
+        "faq_questions": related.questions,
+        "children": related.children,
+        "translations": [(t, native_name(t.language)) for t in related.translations],
+        "alternates": alternates,
+        "switcher_urls": dict(alternates),
+    }
+
+
+def entry_url_in(game_slug: str, slug: str, ui_language: str) -> str:
+    """``Entry.url_in`` from slugs (no entry loaded)."""
+    return entry_url_template(game_slug, ui_language).format(slug=slug)
+
+
+def item_page_context(game, content_language: str) -> dict:
+    """``game_context`` for a page showing one known item (the moderators' preview of
+    an erratum or a FAQ question): its game, in the item's own language."""
+    return {
+        "game": game,
+        "game_name": game.name_in(content_language),
+        "content_language": content_language,
+        "content_missing": content_language != translation.get_language(),
+        "other_content_languages": [],
+    }
+
+
+def path_alternates(request) -> list[tuple[str, str]]:
+    """hreflang alternates for a page whose URL differs only by its language prefix."""
+    return [
+        (code, request.build_absolute_uri(translate_url(request.path, code))) for code, _name in settings.LANGUAGES
+    ]

@@ -1,0 +1,23 @@
+from django.urls import path
+
+from . import feeds, rulebook_views, views
+from .http import public_page
+
+app_name = "rules"
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("search/", views.search, name="search"),
+    path("games/<slug:game>/", views.game_detail, name="game"),
+    path("games/<slug:game>/rules/<slug:slug>/", views.entry_detail, name="entry"),
+    path("games/<slug:game>/rules/<slug:slug>/compare/<slug:language>/", views.entry_compare, name="entry-compare"),
+    path("games/<slug:game>/errata/", views.errata_list, name="errata"),
+    # Reading straight through (rules.content.rulebook, rules.builds.booklet): contents, printed booklets.
+    path("games/<slug:game>/rules/", rulebook_views.contents, name="contents"),
+    path("games/<slug:game>/print/<slug:part>/", rulebook_views.booklet, name="booklet"),
+    path("games/<slug:game>/print/<slug:part>.pdf", rulebook_views.booklet_pdf, name="booklet-pdf"),
+    # Atom feeds (rules.pages.feeds): published items only, under the UI language prefix.
+    path("feeds/changes/", public_page()(feeds.SiteChangesFeed()), name="feed-changes"),
+    path("games/<slug:game>/feeds/changes/", public_page()(feeds.GameChangesFeed()), name="game-feed-changes"),
+    path("games/<slug:game>/feeds/errata/", public_page()(feeds.GameErrataFeed()), name="game-feed-errata"),
+]

@@ -1,0 +1,172 @@
+"""Public pages. Thin: look up through published() querysets, build a context, render."""
+
+from django.core.paginator import Paginator
+from django.db.models import Count, Prefetch, Q
+from django.http import Http404, QueryDict
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import translation
+
+from ..content.addresses import CONTENT_PARAMETER, entry_url_template
+from ..content.models import Entry, EntryRedirect, Erratum, Game, Source
+from ..content.prepared import PreparedQuery
+from ..content.querysets import Status
+from ..search import QueryTooLong
+from ..search import search as search_service
+from ..shared.collation import sort_by_title
+from . import parallel
+from .forms import SearchForm
+from .http import public_page
+from .page_context import entry_page_context, game_contents, game_context
+
+
+@public_page()
+def home(request):
+    # By the name the reader sees, in the order of the reader's language.
+    ui_language = translation.get_language()
+    games = sort_by_title(
+        Game.objects.published().with_entry_counts().order_by("pk"), ui_language, title=lambda g: g.name_in(ui_language)
+    )
+    recent_entries = Entry.objects.published().select_related("game").order_by("-updated_at", "pk")[:8]
+    recent_errata = Erratum.objects.published().select_related("game").order_by("-updated_at", "pk")[:5]
+    return render(
+        request,
+        "rules/home.html",
+        {"games": games, "recent_entries": recent_entries, "recent_errata": recent_errata},
+    )
+
+
+@public_page()
+def game_detail(request, game):
+    context = game_context(game)
+    game, language = context["game"], context["content_language"]
+    context.update(
+        {
+            **game_contents(game, language),
+            "sources": Source.objects.filter(game=game, language=language).annotate(
+                entry_count=Count("entries", filter=Q(entries__status=Status.PUBLISHED))
+            ),
+            "errata_count": Erratum.objects.published().for_game(game).for_language(language).count(),
+            "faq_count": game.faq_questions.filter(status=Status.PUBLISHED, language=language).count(),
+        }
+    )
+    return render(request, "rules/game_detail.html", context)
+
+
+# Every language's version of an entry, for its page: the same SQL for every entry,
+# so it is compiled once (rules.content.prepared). Sorted in Python: ORDER BY costs more to
+# compile than a sort of a version or two.
+ENTRY_PAGE_VERSIONS = PreparedQuery(
+    Entry, lambda game, slug: Entry.objects.published().filter(game__slug=game, slug=slug).for_page().order_by(), 2
+)
+
+
+@public_page(CONTENT_PARAMETER)
+def entry_detail(request, game, slug):
+    ui_language = translation.get_language()
+    # One query: the entry with its game and source, and everything it shows of other
+    # items stored with it (rules.derived.relations), compiled once (ENTRY_PAGE_VERSIONS). The
+    # game is looked up alone only for an old address.
+    candidates = sorted(ENTRY_PAGE_VERSIONS(game, slug), key=lambda candidate: candidate.language)
+    if not candidates:
+        return _redirect_old_slug(get_object_or_404(Game.objects.published(), slug=game), slug)
+    wanted = request.GET.get(CONTENT_PARAMETER)
+    entry = next((e for e in candidates if e.language == ui_language), candidates[0])
+    entry = next((e for e in candidates if e.language == wanted), entry)
+    if entry.language != ui_language and entry.language != wanted:
+        # The reader asked for this entry in their language: go to that version if one exists.
+        translated = next((t for t in entry.related.translations if t.language == ui_language), None)
+        if translated is not None:
+            return redirect(entry_url_template(entry.game.slug).format(slug=translated.slug))
+
+    context = entry_page_context(request, entry)
+    return render(request, "rules/entry_detail.html", context)
+
+
+@public_page(CONTENT_PARAMETER)
+def entry_compare(request, game, slug, language):
+    """One entry beside its version in ``language`` (``rules.pages.parallel``)."""
+    pair = parallel.versions(game, slug, language, translation.get_language(), request.GET.get(CONTENT_PARAMETER))
+    if pair is None:
+        raise Http404("No such version")
+    return render(request, "rules/entry_compare.html", parallel.compare_context(request, *pair))
+
+
+def _redirect_old_slug(game, slug):
+    """A renamed entry's old address: a permanent redirect to where it is now."""
+    ui_language = translation.get_language()
+    redirects = {
+        r.language: r.entry
+        for r in EntryRedirect.objects.filter(game=game, old_slug=slug, entry__status=Status.PUBLISHED).select_related(
+            "entry__game"
+        )
+    }
+    entry = redirects.get(ui_language) or next(iter(sorted(redirects.items())), (None, None))[1]
+    if entry is None:
+        raise Http404("No such entry")
+    return redirect(entry.get_absolute_url(), permanent=True)
+
+
+@public_page()
+def errata_list(request, game):
+    context = game_context(game)
+    context["errata"] = (
+        Erratum.objects.published()
+        .for_game(context["game"])
+        .for_language(context["content_language"])
+        .select_related("source")
+        .prefetch_related(
+            # affects: the entries each erratum changes, published only, with their game for
+            # URLs: one query for the whole list instead of one per erratum
+            Prefetch("affects", queryset=Entry.objects.published().select_related("game"), to_attr="published_affects")
+        )
+        .order_by("order", "pk")
+    )
+    return render(request, "rules/errata_list.html", context)
+
+
+SEARCH_PAGE_SIZE = 20
+
+
+@public_page(*SearchForm.base_fields)
+def search(request):
+    """Search results: the form validates, the search service searches, the template
+    renders. Pages reach every result counted (``rules.search.service``); a page past
+    the last is the last, as Django's ``Paginator.get_page`` has it."""
+    form = SearchForm(request.GET or None)
+    context = {"form": form, "query": ""}
+    if form.is_bound and form.is_valid() and form.cleaned_data["q"]:
+        data = form.cleaned_data
+        try:
+            results = search_service(
+                data["q"],
+                game=data["game"] or None,
+                language=data["language"] or None,
+                type=data["type"] or None,
+                limit=0,  # the page's hits are built when the paginator slices them
+            )
+        except QueryTooLong:  # the form checks the same limit; this only guards a drift
+            limits = {"limit_value": form.fields["q"].max_length, "show_value": len(data["q"])}
+            form.add_error("q", form.fields["q"].error_messages["max_length"] % limits)
+        else:
+            paginator = Paginator(results.pageable(), SEARCH_PAGE_SIZE)
+            page = paginator.get_page(data["page"])
+            games = {game.slug: game for game in form.games}
+            # Only the filters in use, cleaned: the links of this page keep them.
+            params = QueryDict(mutable=True)
+            params.update({key: data[key] for key in ("q", "game", "language", "type") if data[key]})
+            context.update(
+                {
+                    "query": data["q"],
+                    "results": results,
+                    "total": results.total,
+                    # each hit with its game's name in the hit's language
+                    "rows": [
+                        (hit, games[hit.game_slug].name_in(hit.language) if hit.game_slug in games else hit.game_name)
+                        for hit in page.object_list
+                    ],
+                    "page": page.number,
+                    "pages": paginator.num_pages,
+                    "params": params,
+                }
+            )
+    return render(request, "rules/search.html", context)
