@@ -74,6 +74,7 @@ from ..content.querysets import Status
 from ..derived.references import link_targets, rebuild_cross_references, resolution_keys
 from ..derived.rendering import render_fields, spec_for
 from ..search.index import index_objects
+from ..search.index import vocabulary as search_vocabulary
 from ..shared.bulk import create_objects
 from ..shared.text import normalize_label
 from .report import ImportReport, Outcome
@@ -85,10 +86,11 @@ DERIVED_BY_WRITER = frozenset({"references", "search"})
 # Rows per transaction of a large import (row_writer): about a third of a second of writing.
 COMMIT_EVERY = 500
 # After each of its transactions a large import on SQLite waits this long: another writer
-# waiting for the lock (a moderator's save) polls for it (SQLite's busy handler sleeps up
-# to 100 ms between tries), and would otherwise lose the race to the next batch again
-# and again. PostgreSQL grants its locks in the order they were asked for.
-YIELD_SECONDS = 0.12
+# waiting for the lock (a moderator's save) polls for it (SQLite's busy handler sleeps
+# 1, 2, 5 … up to 100 ms between tries), and would otherwise lose the race to the next
+# batch again and again; in a gap of 60 ms a new waiter always gets in, a long-waiting
+# one within two gaps. PostgreSQL grants its locks in the order they were asked for.
+YIELD_SECONDS = 0.06
 MODELS = {"entry": Entry, "erratum": Erratum, "question": Question}
 TEXT_FIELD = {"entry": "body", "erratum": "corrected_text", "question": "answer"}  # shown in a preview
 TYPES = {model: type_ for type_, model in MODELS.items()}
@@ -249,6 +251,10 @@ class RowWriter:
         self.languages: set[tuple[int, str]] = set()  # (game id, language) written to
         self._targets: dict[tuple[int, str], dict] = {}
         self._keys: dict[tuple[int, str], dict[str, int]] = {}  # a batched import's resolution keys
+        # A batched import's search words: their counts written once at the end, not per
+        # batch (the typo vocabulary, rules.search.fuzzy; should the import stop between
+        # batches, manage.py rebuild_search_index counts them again).
+        self._vocabulary = search_vocabulary() if batched else None
 
     # -- single rows: a game, a source ---------------------------------------------------
 
@@ -578,6 +584,8 @@ class RowWriter:
         if self.plan_only:
             return
         self._derive_written()
+        if self._vocabulary is not None:  # a batched import's words, counted once at its end
+            self._vocabulary.save()
 
     def _resolution_keys(self, game_id: int, language: str, entries: list) -> dict[str, int]:
         """``resolution_keys`` of the game and language, read once per import and
@@ -606,7 +614,7 @@ class RowWriter:
             # Born resolved against the entries as they are now, this import's included.
             rebuild_cross_references(entries, self._resolution_keys(game_id, language, entries))
         for type_, objs in self.written.items():
-            index_objects(type_, objs)
+            index_objects(type_, objs, vocabulary=self._vocabulary)
         self.references.clear()
         self.written.clear()
 

@@ -101,6 +101,11 @@ def _words(vocabulary: fuzzy.Changes | None = None) -> Iterator[fuzzy.Changes]:
         vocabulary.save()
 
 
+def vocabulary() -> fuzzy.Changes:
+    """Word counts to gather over many calls and write once (``save()``)."""
+    return fuzzy.Changes()
+
+
 def update_items(item_type: str, ids: Iterable[int], vocabulary: fuzzy.Changes | None = None) -> None:
     """Bring the index rows of these items up to date (published: upsert; else: delete)."""
     ids = list(ids)
@@ -111,15 +116,18 @@ def update_items(item_type: str, ids: Iterable[int], vocabulary: fuzzy.Changes |
             _index_chunk(item_type, list(model.objects.filter(pk__in=chunk)), set(chunk), vocabulary)
 
 
-def index_objects(item_type: str, items, ids: list[int] | None = None) -> None:
+def index_objects(
+    item_type: str, items, ids: list[int] | None = None, vocabulary: fuzzy.Changes | None = None
+) -> None:
     """Index rows for these (loaded) items: published ones upserted, others removed.
 
     ``ids`` are all the items concerned (default: the given ones), so that an item no
-    longer in ``items`` (unpublished, deleted) loses its row too.
+    longer in ``items`` (unpublished, deleted) loses its row too. ``vocabulary``: the
+    words' counts are the caller's to write (a large import writes them once, at its end).
     """
     by_id = {item.pk: item for item in items}
     ids = ids if ids is not None else list(by_id)
-    with _words() as vocabulary:
+    with _words(vocabulary) as vocabulary:
         for start in range(0, len(ids), BATCH):
             chunk = ids[start : start + BATCH]
             # Each chunk's own items: not every item looked at for each chunk.
