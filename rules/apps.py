@@ -9,6 +9,7 @@ class RulesConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
+        from .builds.tasks import withdraw
         from .content import journal
         from .content.models import RENDERED_FIELDS, Entry, Erratum, Game, Source
         from .derived import pipeline
@@ -23,6 +24,8 @@ class RulesConfig(AppConfig):
             Erratum, journal.Change.Kind.ERRATUM, ignore=RENDERED_FIELDS["erratum"], links=[Erratum.affects]
         )
         journal.on_flush(pipeline.run)
+        # A booklet or sitemap showing what was just withdrawn is not served as last built.
+        journal.on_flush(withdraw)
         connect_signals()  # a game's deletion takes its search documents' words along
         # Stored HTML, relations and the rest of derived data missing or out of date (a new
         # RENDERER_VERSION, rows from before they were stored) once the schema is complete.

@@ -228,3 +228,23 @@ def test_a_pdf_is_sent_as_stored_whatever_the_client_accepts(client, game):
     assert content_of(response).startswith(b"%PDF-")
     part = client.get(url, headers={"accept-encoding": "gzip", "range": "bytes=0-4"})
     assert part.status_code == 206 and content_of(part) == b"%PDF-"
+
+
+def test_a_withdrawn_entry_is_never_served_from_a_booklet_built_before(client, game):
+    """Serving a booklet as last built is fine for a changed text, never for one a
+    moderator took down: unpublishing or deleting makes it "being prepared" until the
+    worker made it again without it."""
+    get_built(client, URL)
+    entry = game.entries.get(title="Karte")
+    entry.status = Status.DRAFT
+    entry.save()
+    response = plain(client)
+    assert response.status_code == 503
+    run_background_tasks()
+    html = content_of(plain(client)).decode()
+    assert "Regeltext 2." not in html and "Regeltext 1." in html
+
+    game.entries.get(title="Zug").delete()
+    assert plain(client).status_code == 503
+    run_background_tasks()
+    assert "Regeltext 3." not in content_of(plain(client)).decode()

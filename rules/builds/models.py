@@ -51,6 +51,9 @@ class BuiltFile(models.Model):
     # was last asked for (one request per file and version enqueues it).
     checked_token = models.BigIntegerField(null=True, blank=True)
     requested_token = models.BigIntegerField(null=True, blank=True)
+    # Something it shows was unpublished or deleted since it was built: it is not served
+    # as last built (a withdrawn text must not stay readable) until it is built again.
+    withdrawn = models.BooleanField(default=False)
     error = models.TextField(blank=True)  # the last build's failure, for the logs and admins
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -36,7 +36,7 @@ def serve(request, file: BuiltFile, token: int, *, download: bool = False) -> Ht
     ``token`` is newer than what it was checked against), or the "being prepared" page."""
     if file.pk is not None and file.checked_token != token and file.requested_token != token:
         request_build(file, token)
-    if not file.is_stored:
+    if not file.is_stored or file.withdrawn:
         return preparing(request)
     opened = _open(file, request)
     if opened is None:
@@ -134,7 +134,7 @@ def _open(file: BuiltFile, request):
             if attempt:
                 return None
             file.refresh_from_db()
-            if not file.is_stored:
+            if not file.is_stored or file.withdrawn:
                 return None
     return None
 

@@ -60,7 +60,7 @@ def build_file(file_id: int) -> str:
             gathered = kind.gather(file)
             fingerprint = kind.fingerprint(file, gathered)
             if gathered is not None and fingerprint == file.fingerprint and file.is_stored:
-                BuiltFile.objects.filter(pk=file.pk).update(checked_token=version.token, error="")
+                BuiltFile.objects.filter(pk=file.pk).update(checked_token=version.token, error="", withdrawn=False)
                 return "unchanged"
             data = kind.render(file, gathered) if gathered is not None else None
     except Exception:
@@ -96,6 +96,24 @@ def _replace(file: BuiltFile, fields: dict, fingerprint: str, token: int) -> Non
     old = [name for name in (file.name, file.gzip_name) if name and name not in fields.values()]
     with transaction.atomic():
         BuiltFile.objects.filter(pk=file.pk).update(
-            **fields, fingerprint=fingerprint, checked_token=token, built_at=timezone.now(), error=""
+            **fields, fingerprint=fingerprint, checked_token=token, built_at=timezone.now(), error="", withdrawn=False
         )
         transaction.on_commit(lambda: [storage().delete(name) for name in old])
+
+
+def withdraw(changes) -> None:
+    """A journal listener (``rules.content.journal.on_flush``): the files of a game and
+    language in which a published item was unpublished or deleted are no longer served
+    as last built (``BuiltFile.withdrawn``): readers get "being prepared" until the
+    worker has made them again without it."""
+    from ..content.journal import Change
+
+    gone = {Change.Action.UNPUBLISHED, Change.Action.DELETED}
+    items = {Change.Kind.ENTRY, Change.Kind.ERRATUM, Change.Kind.QUESTION}
+    scopes = {
+        (recorded.change.game_id, recorded.change.language)
+        for recorded in changes
+        if recorded.change.action in gone and recorded.kind in items
+    }
+    for game_id, language in scopes:
+        BuiltFile.objects.filter(game_id=game_id, language=language, withdrawn=False).update(withdrawn=True)

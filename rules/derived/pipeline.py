@@ -201,6 +201,12 @@ def refresh_everything() -> dict[str, int]:
     return refresh(scope)  # cross-reference rows are kept with every write: only resolved again
 
 
+def rebuild_search_index() -> int:
+    """Step 6 over everything, from scratch (``manage.py rebuild_search_index``): every
+    document and word count made again from the published items; how many documents."""
+    return search_index.rebuild()
+
+
 def refresh_after_migrate(sender, using="default", plan=None, **kwargs) -> None:
     if plan:  # only when migrations ran; a no-op ``migrate`` costs nothing
         refresh_everything()
