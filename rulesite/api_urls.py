@@ -10,6 +10,7 @@ from django.urls import include, path, re_path
 from rest_framework.routers import APIRootView, DefaultRouter
 
 from faq.api.urls import router as faq_router
+from rules.api.changes import ChangeFeedViewSet
 from rules.api.schema_view import DocsView, RedocView, SchemaView
 from rules.api.search import SearchViewSet
 from rules.api.urls import router as rules_router
@@ -30,6 +31,8 @@ for app_router in (rules_router, faq_router):
     router.registry.extend(app_router.registry)
 # Search spans both apps: /search/ and its /search/suggest/ action, listed in the root.
 router.register("search", SearchViewSet, basename="search")
+# The public change feed (keeping a mirror in sync): rules.api.changes.
+router.register("changes", ChangeFeedViewSet, basename="changes")
 
 REDOC_POLICY = csp_update({"style-src-elem": ["'self'", "'unsafe-inline'"], "worker-src": ["blob:"]})
 

@@ -5,6 +5,7 @@ from rules.api.serializers import (
     EntrySummarySerializer,
     PageURLField,
     SourceSummarySerializer,
+    UpdatedAtField,
 )
 from rules.derived.rendering import absolute_links
 
@@ -21,6 +22,7 @@ class QuestionSerializer(serializers.ModelSerializer):
         source="published_related_entries", many=True, read_only=True
     )
     source = SourceSummarySerializer(read_only=True, allow_null=True)
+    updated_at = UpdatedAtField()
 
     class Meta:
         model = Question

@@ -3,6 +3,7 @@ from rest_framework.viewsets import ReadOnlyModelViewSet
 
 from faq.models import Question
 from rules.api.views import APIv1Settings, published_entries
+from rules.derived.models import FeedKind, PublicItem
 
 from .filters import QuestionFilter
 from .serializers import QuestionSerializer
@@ -17,6 +18,7 @@ class QuestionViewSet(APIv1Settings, ReadOnlyModelViewSet):
     def get_queryset(self):
         return (
             Question.objects.published()
+            .annotate(public_updated_at=PublicItem.changed_at_of(FeedKind.QUESTION))
             # game and source joined in: no query per question for its game slug, page
             # URL or source summary.
             .select_related("game", "source")

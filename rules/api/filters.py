@@ -176,10 +176,12 @@ class UpdatedAfterFilter(filters.DateTimeFilter):
 
 class UpdatedSinceFilterSet(StrictFilterSet):
     """``updated_after`` is strict (``>``): a client that stores the newest ``updated_at``
-    it has seen and asks for what changed after it does not get that item again."""
+    it has seen and asks for what changed after it does not get that item again. It
+    filters on the ``updated_at`` the JSON shows (``public_updated_at``, annotated by each
+    viewset: when the item's JSON last changed, embedded data included)."""
 
     updated_after = UpdatedAfterFilter(
-        field_name="updated_at",
+        field_name="public_updated_at",
         lookup_expr="gt",
         help_text="Only items changed after this ISO 8601 date or date-time "
         "(URL-encode a '+' in a time-zone offset as %2B).",

@@ -21,6 +21,7 @@ Conventions every resource follows:
 """
 
 import datetime
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -85,6 +86,26 @@ def timestamp(value: datetime.datetime) -> str:
     current time zone for each value (tests/api/test_entries.py keeps the two equal)."""
     text = value.astimezone(datetime.UTC).isoformat()
     return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+class UpdatedAtField(serializers.DateTimeField):
+    """When the item's JSON last changed, embedded data included (what it shows of other
+    items, its game's slug): the ``public_updated_at`` the viewsets annotate
+    (``rules.derived.models.PublicItem``), else the row's own ``updated_at``."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("read_only", True)
+        kwargs.setdefault("help_text", UPDATED_AT_HELP)
+        super().__init__(**kwargs)
+
+    def get_attribute(self, instance):
+        return getattr(instance, "public_updated_at", None) or instance.updated_at
+
+
+UPDATED_AT_HELP = (
+    "When this item's JSON last changed, including what it embeds of other items "
+    "(a linked entry renamed, an erratum or FAQ question added, a translation linked)."
+)
 
 
 def links(context) -> Links:
@@ -226,6 +247,7 @@ class GameSerializer(BatchLoadingMixin, serializers.ModelSerializer):
     languages = serializers.SerializerMethodField(
         help_text="Content languages with published entries."
     )
+    updated_at = UpdatedAtField()
 
     class Meta:
         model = Game
@@ -276,6 +298,7 @@ class SourceSerializer(serializers.ModelSerializer):
         read_only=True,
         help_text='Where the document itself is; "" when that is not known.',
     )
+    updated_at = UpdatedAtField()
 
     class Meta:
         model = Source
@@ -283,6 +306,55 @@ class SourceSerializer(serializers.ModelSerializer):
             "id", "url", "game", "language", "title", "kind", "version", "official",
             "source_url", "attribution", "updated_at",
         ]  # fmt: skip
+
+
+class NavigationSerializer(serializers.Serializer):
+    """Where the entry sits in reading order, as its page's previous/next links show it."""
+
+    sequence = serializers.ChoiceField(
+        choices=["rules", "glossary"], help_text="rules: the numbered rulebook; glossary: alphabetical."
+    )
+    previous = ParentSerializer(allow_null=True)
+    next = ParentSerializer(allow_null=True)
+    ancestors = ParentSerializer(many=True, help_text="Its sections, outermost first.")
+
+
+class AppliedErratumSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    url = serializers.URLField()
+    footnote = serializers.IntegerField(
+        allow_null=True, help_text="Its mark in corrected_html; null when its passage was not found."
+    )
+    places = serializers.IntegerField(help_text="How many places of the text it changed.")
+
+
+class CorrectionsSerializer(serializers.Serializer):
+    """The text as the page shows it: the printed text with its errata applied."""
+
+    corrected_html = serializers.CharField(
+        allow_null=True, help_text="The body with errata applied (inserted text in <ins>); null when none changed it."
+    )
+    printed_html = serializers.CharField(allow_null=True, help_text="The printed body with the replaced text in <del>.")
+    errata = AppliedErratumSerializer(many=True)
+
+
+class TranslationStatusSerializer(serializers.Serializer):
+    original = TranslationSerializer(help_text="The entry this one translates.")
+    up_to_date = serializers.BooleanField(
+        help_text="The original has not changed since this translation was made from it."
+    )
+    checked_on = serializers.DateField(
+        allow_null=True, help_text="The date of the original's version it was made from; null when not known."
+    )
+
+
+class RuleAnchorSerializer(serializers.Serializer):
+    number = serializers.CharField(help_text="A rule number opening a paragraph of the body, e.g. 601.2a.")
+    html_url = serializers.URLField(help_text="The page, scrolled to that rule.")
+
+
+RULE_ANCHOR = re.compile(r'<(?:p|li|h[2-6]) id="([^"]+)"')
 
 
 # Serializes the plain rows of EntryViewSet.get_queryset() (ENTRY_JSON_FIELDS): everything
@@ -308,6 +380,11 @@ class EntrySerializer(serializers.ModelSerializer):
     errata = serializers.SerializerMethodField(help_text="Published errata affecting this entry.")
     faq_questions = serializers.SerializerMethodField(help_text="Published FAQ questions about it.")
     source = SourceSummarySerializer(read_only=True, allow_null=True)
+    corrections = serializers.SerializerMethodField(help_text="Null when no published erratum affects it.")
+    translation_status = serializers.SerializerMethodField(help_text="Null when it is no translation.")
+    navigation = serializers.SerializerMethodField(help_text="Null when it is in no reading order.")
+    anchors = serializers.SerializerMethodField(help_text="Rules inside the body that can be linked to.")
+    updated_at = UpdatedAtField()
 
     class Meta:
         model = Entry
@@ -315,7 +392,7 @@ class EntrySerializer(serializers.ModelSerializer):
             "id", "url", "html_url", "game", "language", "title", "slug", "aliases", "kind",
             "number", "parent", "body", "body_html", "cross_references", "referenced_by",
             "children", "translations", "errata", "faq_questions", "source", "page",
-            "is_fragment", "updated_at",
+            "is_fragment", "corrections", "translation_status", "navigation", "anchors", "updated_at",
         ]  # fmt: skip
 
     # The declared fields above describe this shape for the schema; this builds it from a
@@ -381,10 +458,73 @@ class EntrySerializer(serializers.ModelSerializer):
             },
             "page": entry["page"],
             "is_fragment": entry["is_fragment"],
-            "updated_at": timestamp(entry["updated_at"]),
+            "corrections": self.corrections_of(entry["corrections"], urls),
+            "translation_status": self.translation_status_of(entry["translation_status"], link),
+            "navigation": self.navigation_of(related.get("navigation"), summary),
+            "anchors": self.anchors_of(entry["body_html"], urls.entry_page(game_slug, language, entry["slug"])),
+            "updated_at": timestamp(entry.get("public_updated_at") or entry["updated_at"]),
         }
 
+    def corrections_of(self, stored: dict, urls) -> dict | None:
+        if not stored or not stored.get("errata"):
+            return None
+        request = self.context["request"]
+
+        def html(name: str) -> str | None:
+            return absolute_links(stored[name], request) if stored.get(name) else None
+
+        return {
+            "corrected_html": html("corrected_html"),
+            "printed_html": html("printed_html"),
+            "errata": [
+                {
+                    "id": item["id"], "title": item["title"], "url": urls.api("api:erratum-detail", item["id"]),
+                    "footnote": item["number"], "places": item["places"],
+                }  # fmt: skip
+                for item in stored["errata"]
+            ],
+        }
+
+    @staticmethod
+    def translation_status_of(stored: dict, link) -> dict | None:
+        if not stored or not stored.get("original"):
+            return None
+        return {
+            "original": link(stored["original"], "language"),
+            "up_to_date": bool(stored.get("up_to_date")),
+            "checked_on": stored.get("checked_on"),
+        }
+
+    @staticmethod
+    def navigation_of(place: dict | None, summary) -> dict | None:
+        if not place:
+            return None
+        return {
+            "sequence": place["sequence"],
+            "previous": summary(place["previous"], "number") if place["previous"] else None,
+            "next": summary(place["next"], "number") if place["next"] else None,
+            "ancestors": [summary(item, "number") for item in place["ancestors"]],
+        }
+
+    @staticmethod
+    def anchors_of(body_html: str, page: str) -> list[dict]:
+        if ' id="' not in body_html:
+            return []
+        return [{"number": number, "html_url": f"{page}#{number}"} for number in RULE_ANCHOR.findall(body_html)]
+
     # Schema only: to_representation builds these values.
+    @extend_schema_field(CorrectionsSerializer(allow_null=True))
+    def get_corrections(self, entry: Entry): ...
+
+    @extend_schema_field(TranslationStatusSerializer(allow_null=True))
+    def get_translation_status(self, entry: Entry): ...
+
+    @extend_schema_field(NavigationSerializer(allow_null=True))
+    def get_navigation(self, entry: Entry): ...
+
+    @extend_schema_field(RuleAnchorSerializer(many=True))
+    def get_anchors(self, entry: Entry): ...
+
     @extend_schema_field(ParentSerializer(allow_null=True))
     def get_parent(self, entry: Entry): ...
 
@@ -419,6 +559,7 @@ class ErratumSerializer(serializers.ModelSerializer):
     )
     affects = EntrySummarySerializer(source="published_affects", many=True, read_only=True)
     source = SourceSummarySerializer(read_only=True, allow_null=True)
+    updated_at = UpdatedAtField()
 
     class Meta:
         model = Erratum

@@ -12,6 +12,7 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.viewsets import ReadOnlyModelViewSet
 
 from rules.content.models import Entry, Erratum, Game, Source
+from rules.derived.models import FeedKind, PublicItem
 
 from . import filters, serializers
 from .pagination import PageNumberPagination
@@ -46,7 +47,7 @@ def not_found(request, *args, **kwargs):
 # The columns an entry's JSON shows (EntrySerializer builds it from these rows).
 ENTRY_JSON_FIELDS = (
     "id", "game__slug", "language", "title", "slug", "aliases", "kind", "number", "body",
-    "body_html", "page", "is_fragment", "updated_at", "relations",
+    "body_html", "page", "is_fragment", "updated_at", "relations", "corrections", "translation_status",
     "source_id", "source__title", "source__kind", "source__official",
 )  # fmt: skip
 
@@ -67,7 +68,12 @@ class GameViewSet(APIv1Settings, ReadOnlyModelViewSet):
     def get_queryset(self):
         # entry_count is an annotation: no COUNT query per game. The content languages
         # are loaded for the whole page by GameSerializer.load_batch.
-        return Game.objects.published().with_entry_counts().order_by("name", "pk")
+        return (
+            Game.objects.published()
+            .with_entry_counts()
+            .annotate(public_updated_at=PublicItem.changed_at_of(FeedKind.GAME))
+            .order_by("name", "pk")
+        )
 
 
 class SourceViewSet(APIv1Settings, ReadOnlyModelViewSet):
@@ -82,8 +88,11 @@ class SourceViewSet(APIv1Settings, ReadOnlyModelViewSet):
 
     def get_queryset(self):
         # select_related game: its slug is in every row (one query, not one per source).
-        return Source.objects.published().select_related("game").order_by(
-            "game__name", "language", "title", "pk"
+        return (
+            Source.objects.published()
+            .select_related("game")
+            .annotate(public_updated_at=PublicItem.changed_at_of(FeedKind.SOURCE))
+            .order_by("game__name", "language", "title", "pk")
         )
 
 
@@ -104,7 +113,8 @@ class EntryViewSet(EntryPreviewActions, APIv1Settings, ReadOnlyModelViewSet):
         # a page of any size, and no model instance per entry.
         return (
             Entry.objects.published()
-            .values(*ENTRY_JSON_FIELDS)
+            .annotate(public_updated_at=PublicItem.changed_at_of(FeedKind.ENTRY))
+            .values(*ENTRY_JSON_FIELDS, "public_updated_at")
             # By game (in the order games were added), language, order and title: the
             # columns of the index entry_published_in_order, so a page of a large game is
             # an index range scan, not a sort of every published entry by game name.
@@ -121,6 +131,7 @@ class ErratumViewSet(APIv1Settings, ReadOnlyModelViewSet):
     def get_queryset(self):
         return (
             Erratum.objects.published()
+            .annotate(public_updated_at=PublicItem.changed_at_of(FeedKind.ERRATUM))
             # game and source joined in: the game slug, page URL and source summary of
             # every erratum come without a query each.
             .select_related("game", "source")

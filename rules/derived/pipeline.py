@@ -15,7 +15,10 @@ in this order, each step reading what the steps before it wrote:
    shows of other items, its place in reading order;
 4. **corrections** (``rules.derived.corrections``): entries' texts with their errata applied;
 5. **translation status** (``rules.derived.translation_status``);
-6. **search index** (``rules.search.index``): the items written, or removed.
+6. **search index** (``rules.search.index``): the items written, or removed;
+7. **public changes** (``rules.derived.public_changes``): what an anonymous reader now sees
+   of each item of the games touched, and a row of the public change feed for each item
+   that appeared, changed (embedded data included) or disappeared.
 
 Each step is idempotent (a fingerprint per derived column says what is already up to
 date) and never calls another's refresh: the order above is the only coupling. The
@@ -36,7 +39,7 @@ from django.dispatch import Signal
 
 from ..content.journal import Change, Recorded
 from ..search import index as search_index
-from . import corrections, references, relations, rendering, translation_status
+from . import corrections, public_changes, references, relations, rendering, translation_status
 
 # Sent after each run, with ``scope``: what tests and tools may watch.
 finished = Signal()
@@ -67,6 +70,7 @@ class Scope:
     languages: set[tuple[int, str]] = field(default_factory=set)  # (game, language): links, texts
     games: set[int] = field(default_factory=set)  # relations, corrections, translation status
     relink: set[int] = field(default_factory=set)  # entries whose cross-reference rows to rebuild
+    public: set[int] = field(default_factory=set)  # games whose public items to diff (deleted ones too)
     index: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))  # kind → ids
     unindex: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
     instances: list = field(default_factory=list)  # (kind, instance) to write derived fields back to
@@ -81,6 +85,7 @@ class Scope:
     def add(self, recorded: Recorded) -> None:
         change, kind = recorded.change, recorded.kind
         game = change.game_id
+        self.public.update(g for g in (game, recorded.old_game_id) if g is not None)
         if kind == Change.Kind.GAME:
             # A game's slug is in every link into it; its deletion took its rows with it.
             if change.action != Change.Action.DELETED:
@@ -161,6 +166,8 @@ def refresh(scope: Scope) -> dict[str, int]:
         if ids:
             search_index.update_items(kind, sorted(ids))
             written["search"] += len(ids)
+    # 7. public items and the change feed
+    written["public"] += public_changes.refresh(scope.public)
     _write_back(scope.instances)
     return dict(written)
 
@@ -198,6 +205,7 @@ def refresh_everything() -> dict[str, int]:
     for game in Game.objects.order_by("pk").values_list("pk", flat=True):
         scope.games.add(game)
         scope.languages.update((game, language) for language in languages_of(game))
+    scope.public = scope.games | public_changes.known_games()  # a game deleted meanwhile: its items go
     return refresh(scope)  # cross-reference rows are kept with every write: only resolved again
 
 

@@ -18,6 +18,26 @@ def get_json(client, url, status=HTTPStatus.OK, **extra):
     return response.json()
 
 
+def changed_at(obj) -> str:
+    """The ``updated_at`` an item's JSON shows: when its public representation last
+    changed (``rules.derived.models.PublicItem``), in the API's format."""
+    from rules.api.serializers import timestamp
+    from rules.derived.models import PublicItem
+
+    kind = {"game": "game", "source": "source", "entry": "entry", "erratum": "erratum", "question": "question"}[
+        obj._meta.model_name
+    ]
+    return timestamp(PublicItem.objects.get(kind=kind, object_id=obj.pk).changed_at)
+
+
+def set_changed_at(model, when, **lookup) -> None:
+    """Say that the matching items' JSON last changed ``when`` (for ``updated_after``)."""
+    from rules.derived.models import PublicItem
+
+    ids = model._default_manager.filter(**lookup).values_list("pk", flat=True)
+    PublicItem.objects.filter(kind=model._meta.model_name, object_id__in=list(ids)).update(changed_at=when)
+
+
 def result_ids(client, url, key="id"):
     """The ``key`` of every item on one page of the list at ``url``."""
     return [item[key] for item in get_json(client, url)["results"]]

@@ -7,9 +7,10 @@ import pytest
 
 from rules.content.models import Entry
 from rules.content.querysets import Status
+from rules.moderation.translations import mark_up_to_date
 from tests.factories import make_entry, make_erratum, make_game, make_question
 
-from .conftest import BASE, get_json, result_ids
+from .conftest import BASE, changed_at, get_json, result_ids, set_changed_at
 
 HIDDEN = [Status.DRAFT, Status.REVIEW, Status.ARCHIVED]
 
@@ -105,8 +106,59 @@ def test_entry_detail_contract(client, world):
         },
         "page": "12",
         "is_fragment": False,
-        "updated_at": du.updated_at.isoformat().replace("+00:00", "Z"),
+        # Its erratum's passage is not in the text: listed, nothing applied.
+        "corrections": {
+            "corrected_html": None,
+            "printed_html": None,
+            "errata": [
+                {"id": erratum.pk, "title": "Korrektur zu Du", "url": f"{BASE}/api/v1/errata/{erratum.pk}/",
+                 "footnote": None, "places": 0},
+            ],
+        },  # fmt: skip
+        "translation_status": None,
+        "navigation": {
+            "sequence": "glossary",
+            "previous": {**{k: v for k, v in besitz_link.items() if k != "html_url"}, "number": ""},
+            "next": {"id": referrer.pk, "title": "Spieler", "slug": "spieler", "number": "", "url": api(referrer)},
+            "ancestors": [],
+        },
+        "anchors": [],
+        "updated_at": changed_at(du),
     }
+
+
+def test_an_entry_shows_its_text_as_corrected_its_rules_and_its_status_as_a_translation(client, db):
+    game = make_game(slug="magie")
+    rules = make_entry(
+        game=game, title="Casting Spells", kind=Entry.Kind.SECTION, number="601",
+        body="**601.1** Cast a spell from your hand.\n\n**601.2a** Pay its cost.",
+    )  # fmt: skip
+    erratum = make_erratum(
+        game=game, title="Cost errata", original_text="Pay its cost.", corrected_text="Pay its total cost.",
+        affects=[rules],
+    )  # fmt: skip
+    translated = make_entry(
+        game=game, language="de", title="Zauber wirken", body="Zahle die Kosten.", translation_key=rules.translation_key
+    )
+    mark_up_to_date(translated, None, original=rules)  # as a moderator marks it
+
+    data = get_json(client, f"/api/v1/entries/{rules.pk}/")
+    corrected = data["corrections"]
+    assert "<ins" in corrected["corrected_html"] and "total" in corrected["corrected_html"]
+    assert "<del" in corrected["printed_html"]
+    assert [(e["id"], e["footnote"], e["places"]) for e in corrected["errata"]] == [(erratum.pk, 1, 1)]
+    page = f"{BASE}/en/games/magie/rules/casting-spells/"
+    assert data["anchors"] == [
+        {"number": "601.1", "html_url": f"{page}#601.1"},
+        {"number": "601.2a", "html_url": f"{page}#601.2a"},
+    ]
+
+    status = get_json(client, f"/api/v1/entries/{translated.pk}/")["translation_status"]
+    assert status["original"]["id"] == rules.pk and status["original"]["language"] == "en"
+    assert status["up_to_date"] is True and status["checked_on"]
+    rules.body += "\n\n**601.3** A new rule."
+    rules.save()
+    assert get_json(client, f"/api/v1/entries/{translated.pk}/")["translation_status"]["up_to_date"] is False
 
 
 def test_section_lists_its_children_and_a_child_its_parent(client, world):
@@ -183,8 +235,8 @@ def test_filter_slug_with_game_and_language_finds_one_entry(client, world, other
 def dated(world):
     """Every entry last changed on 1 January 2024, "Du und Dein" on 1 June 2024."""
     jan = datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC)
-    Entry.objects.update(updated_at=jan)
-    Entry.objects.filter(pk=world["du"].pk).update(updated_at=jan.replace(month=6))
+    set_changed_at(Entry, jan)
+    set_changed_at(Entry, jan.replace(month=6), pk=world["du"].pk)
     return world
 
 

@@ -9,7 +9,7 @@ from rules.content.models import Erratum
 from rules.content.querysets import Status
 from tests.factories import make_entry, make_erratum, make_game
 
-from .conftest import BASE, get_json, result_ids
+from .conftest import BASE, changed_at, get_json, result_ids, set_changed_at
 
 HIDDEN = [Status.DRAFT, Status.REVIEW, Status.ARCHIVED]
 
@@ -56,7 +56,7 @@ def test_erratum_detail_contract(client, world):
         },
         "page": "3",
         "published_on": "2024-02-29",
-        "updated_at": erratum.updated_at.isoformat().replace("+00:00", "Z"),
+        "updated_at": changed_at(erratum),
     }
 
 
@@ -87,7 +87,7 @@ def test_filters(client, world):
 
 
 def test_filter_updated_after(client, world):
-    Erratum.objects.update(updated_at=datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC))
+    set_changed_at(Erratum, datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC))
     assert result_ids(client, "/api/v1/errata/?updated_after=2023-12-31") == [world["erratum"].pk]
     assert result_ids(client, "/api/v1/errata/?updated_after=2024-01-02") == []
 

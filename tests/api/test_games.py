@@ -9,7 +9,7 @@ from rules.content.models import Game
 from rules.content.querysets import Status
 from tests.factories import make_entry, make_game
 
-from .conftest import BASE, get_json, result_ids
+from .conftest import BASE, changed_at, get_json, result_ids, set_changed_at
 
 
 def test_game_detail_contract(client, world):
@@ -27,7 +27,7 @@ def test_game_detail_contract(client, world):
         "languages": ["en", "de"],
         "url": f"{BASE}/api/v1/games/marvel-champions/",
         "html_url": f"{BASE}/en/games/marvel-champions/",
-        "updated_at": game.updated_at.isoformat().replace("+00:00", "Z"),
+        "updated_at": changed_at(game),
     }
 
 
@@ -62,10 +62,8 @@ def test_filter_language_selects_games_with_published_entries_in_it(client, worl
 
 def test_filter_updated_after(client, world):
     make_game(slug="blue-moon", name="Blue Moon")
-    Game.objects.update(updated_at=datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC))
-    Game.objects.filter(slug="blue-moon").update(
-        updated_at=datetime.datetime(2024, 6, 1, tzinfo=datetime.UTC)
-    )
+    set_changed_at(Game, datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC))
+    set_changed_at(Game, datetime.datetime(2024, 6, 1, tzinfo=datetime.UTC), slug="blue-moon")
     url = "/api/v1/games/?updated_after="
     assert result_ids(client, url + "2024-03-01", key="slug") == ["blue-moon"]
     assert result_ids(client, url + "2024-07-01", key="slug") == []

@@ -28,6 +28,7 @@ def test_api_root_lists_every_endpoint(client, db):
         "entries": f"{BASE}/api/v1/entries/",
         "errata": f"{BASE}/api/v1/errata/",
         "faq": f"{BASE}/api/v1/faq/",
+        "changes": f"{BASE}/api/v1/changes/",
         "search": f"{BASE}/api/v1/search/",
     }
 
@@ -120,7 +121,10 @@ def test_schema_is_openapi_3_with_every_endpoint(client, db):
         path
         for name, lookup in lookups.items()
         for path in (f"/api/v1/{name}/", f"/api/v1/{name}/{{{lookup}}}/")
-    } | {"/api/v1/search/", "/api/v1/search/suggest/", "/api/v1/entries/preview/", "/api/v1/entries/lookup/"}
+    } | {
+        "/api/v1/search/", "/api/v1/search/suggest/", "/api/v1/entries/preview/", "/api/v1/entries/lookup/",
+        "/api/v1/changes/",
+    }  # fmt: skip
     entries = schema["paths"]["/api/v1/entries/"]["get"]
     assert {p["name"] for p in entries["parameters"]} == {
         "game",

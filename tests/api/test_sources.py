@@ -5,7 +5,7 @@ import datetime
 from rules.content.models import Source
 from tests.factories import make_game, make_source
 
-from .conftest import BASE, get_json, result_ids
+from .conftest import BASE, changed_at, get_json, result_ids, set_changed_at
 
 
 def test_source_detail_contract(client, world):
@@ -23,7 +23,7 @@ def test_source_detail_contract(client, world):
         "official": True,
         "source_url": "https://example.org/referenz.pdf",
         "attribution": "Asmodee",
-        "updated_at": source.updated_at.isoformat().replace("+00:00", "Z"),
+        "updated_at": changed_at(source),
     }
 
 
@@ -57,6 +57,6 @@ def test_filters(client, world):
 
 
 def test_filter_updated_after(client, world):
-    Source.objects.update(updated_at=datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC))
+    set_changed_at(Source, datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC))
     assert result_ids(client, "/api/v1/sources/?updated_after=2023-12-31") == [world["source"].pk]
     assert result_ids(client, "/api/v1/sources/?updated_after=2024-01-01T00:00:00Z") == []

@@ -1,0 +1,162 @@
+"""``GET /api/v1/changes/?since=CURSOR``: the public change feed, for keeping a mirror.
+
+Reads ``PublicChange`` (``rules.derived.public_changes``): what an anonymous reader
+sees, oldest first, a page at a time by cursor (the rows' monotonic id; never an
+offset, so nothing is skipped or repeated while the site changes). A client keeps the
+response's ``cursor`` and asks again with it; ``next`` is null when it has everything
+up to now. A cursor older than what is kept (``manage.py prune_changes``) answers
+``410 Gone``: the client starts again from a full copy.
+"""
+
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.response import Response
+from rest_framework.viewsets import ViewSet
+
+from rules.content.journal import KEEP_DAYS
+from rules.derived.models import FeedHorizon, FeedKind, PublicChange
+
+from .pagination import whole_number
+from .schema import ErrorSerializer
+from .serializers import links, timestamp
+from .views import APIv1Settings
+
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 1000
+FIELDS = (
+    "id", "kind", "object_id", "action", "game_slug", "language", "old_slug", "new_slug", "old_number",
+    "new_number", "at",
+)  # fmt: skip
+DETAIL = {
+    FeedKind.GAME: "api:game-detail",
+    FeedKind.SOURCE: "api:source-detail",
+    FeedKind.ENTRY: "api:entry-detail",
+    FeedKind.ERRATUM: "api:erratum-detail",
+    FeedKind.QUESTION: "api:faq-detail",
+}
+
+
+class Gone(APIException):
+    status_code = status.HTTP_410_GONE
+    default_code = "gone"
+
+
+class ChangeSerializer(serializers.Serializer):
+    """One change, as the schema describes it (``ChangeFeedViewSet.item`` builds it)."""
+
+    cursor = serializers.IntegerField(help_text="Resume after this change with ?since=<cursor>.")
+    kind = serializers.ChoiceField(choices=FeedKind.choices)
+    id = serializers.IntegerField(help_text="The item's id (a game's internal id: games are looked up by slug).")
+    action = serializers.ChoiceField(
+        choices=PublicChange.Action.choices,
+        help_text="created: it became public (new or published); updated: its JSON changed, embedded data "
+        "included; deleted: it is no longer public (deleted, unpublished or archived).",
+    )
+    url = serializers.URLField(allow_null=True, help_text="Its API detail as of this change; null when deleted.")
+    game = serializers.CharField(help_text="The game's slug at the time of the change.")
+    language = serializers.CharField(allow_blank=True, help_text='"" for a game.')
+    at = serializers.DateTimeField()
+    old_slug = serializers.CharField(allow_null=True, help_text="Set when its slug changed.")
+    new_slug = serializers.CharField(allow_null=True)
+    old_number = serializers.CharField(allow_null=True, help_text="Set when its rule number changed.")
+    new_number = serializers.CharField(allow_null=True)
+
+
+class ChangeFeedViewSet(APIv1Settings, ViewSet):
+    """Every public change, oldest first, by cursor."""
+
+    pagination_class = None
+    filter_backends: list = []
+    query_params = {"list": ("since", "limit")}  # what the response cache keys by (rules.pages.http)
+
+    @extend_schema(
+        summary="Changes since a cursor (keep a mirror in sync)",
+        description="What an anonymous reader sees change, oldest first: items that became public "
+        "(`created`), whose JSON changed, embedded data included (`updated`), or that stopped being public "
+        "(`deleted`). Drafts never appear. Keep `cursor` and ask again with `?since=<cursor>`; `next` is null "
+        f"when you are up to date. Changes are kept {KEEP_DAYS} days: an older cursor answers 410, and the "
+        "client starts again from a full copy. The cheap way to stay in sync: one request per poll.",
+        parameters=[
+            OpenApiParameter(
+                "since", {"type": "integer", "minimum": 0}, description="The cursor of the last change you have (0 or "
+                "absent: from the oldest kept)."
+            ),
+            OpenApiParameter(
+                "limit", {"type": "integer", "minimum": 1},
+                description=f"Changes per page, default {DEFAULT_LIMIT}; more than {MAX_LIMIT} gives {MAX_LIMIT}.",
+            ),
+        ],  # fmt: skip
+        responses={
+            200: inline_serializer(
+                "ChangePage",
+                {
+                    "cursor": serializers.IntegerField(help_text="Where to resume: ?since=<cursor>."),
+                    "next": serializers.URLField(allow_null=True, help_text="The next page; null at the end."),
+                    "results": ChangeSerializer(many=True),
+                },
+            ),
+            410: OpenApiResponse(
+                ErrorSerializer,
+                description=f"The cursor is older than what is kept ({KEEP_DAYS} days): start again from a full copy.",
+            ),
+        },
+    )
+    def list(self, request):
+        since, limit = cursor_param(request, "since", 0, None), cursor_param(request, "limit", DEFAULT_LIMIT, 1)
+        limit = min(limit, MAX_LIMIT)
+        horizon = FeedHorizon.current()
+        if since < horizon:
+            raise Gone(
+                f"Changes up to cursor {horizon} are no longer kept (changes are kept {KEEP_DAYS} days). "
+                "Start again from a full copy (a bulk file or the lists), then follow this feed from its cursor."
+            )
+        rows = list(PublicChange.objects.filter(id__gt=since).order_by("id").values_list(*FIELDS)[: limit + 1])
+        more = len(rows) > limit
+        rows = rows[:limit]
+        urls = links({"request": request})
+        results = [item(row, urls) for row in rows]
+        cursor = rows[-1][0] if rows else since
+        following = None
+        if more:
+            following = request.build_absolute_uri(f"{request.path}?since={cursor}")
+            if "limit" in request.query_params:
+                following += f"&limit={limit}"
+        return Response({"cursor": cursor, "next": following, "results": results})
+
+
+def cursor_param(request, name: str, default: int, minimum: int | None) -> int:
+    """A whole number from ASCII digits (``pagination.whole_number``), else a 400."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    value = whole_number(raw) if raw != "0" else 0
+    if (raw != "0" and value == 0) or (minimum is not None and value < minimum):
+        lowest = minimum if minimum is not None else 0
+        raise ValidationError({name: [f"Must be a whole number from {lowest}."]})
+    return value
+
+
+def item(row: tuple, urls) -> dict:
+    pk, kind, object_id, action, game, language, old_slug, new_slug, old_number, new_number, at = row
+    if action == PublicChange.Action.DELETED:
+        url = None
+    elif kind == FeedKind.GAME:
+        url = urls.base + reverse(DETAIL[kind], kwargs={"slug": new_slug or game})
+    else:
+        url = urls.api(DETAIL[kind], object_id)
+    return {
+        "cursor": pk,
+        "kind": kind,
+        "id": object_id,
+        "action": action,
+        "url": url,
+        "game": new_slug if kind == FeedKind.GAME and new_slug else game,
+        "language": language,
+        "at": timestamp(at),
+        "old_slug": old_slug or None,
+        "new_slug": new_slug or None,
+        "old_number": old_number or None,
+        "new_number": new_number or None,
+    }

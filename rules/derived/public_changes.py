@@ -1,0 +1,228 @@
+"""The pipeline's last step: what the public sees of each item, and the change feed.
+
+For every game a unit of work touched, the signature of every public item's API
+representation is computed from the rows it is made of (``SIGNED``: an item's own
+columns, the fingerprints of its derived columns, what it embeds of other items) and
+compared with what ``PublicItem`` stored. An item that appeared is ``created``, one
+whose signature changed is ``updated``, one no longer public (deleted, unpublished,
+archived, its game deleted) is ``deleted``: rows of ``PublicChange``, the public change
+feed (``GET /api/v1/changes/``). So a draft never appears, publishing is a creation,
+unpublishing a deletion, and a change to anything embedded in an item's JSON (a linked
+entry renamed, an erratum or FAQ question added, a translation linked) is an update of
+that item, without any write path having to know what embeds what.
+
+The signatures read small columns: an entry's texts and everything it shows of other
+items are represented by the fingerprints the earlier steps keep (``html_fingerprint``:
+its texts and where their links point; ``relations_fingerprint``: its parent, children,
+cross-references, translations, errata and questions), so a game of 20,000 entries is
+signed without reading its texts.
+"""
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterable
+
+from django.apps import apps
+from django.db.models import Count
+from django.db.models.functions import Now
+
+from ..content.querysets import Status
+from ..content.version import lock_for_writing
+from ..shared.bulk import insert_rows, update_rows
+from .models import FeedHorizon, FeedKind, PublicChange, PublicItem
+
+# Created and updated rows in this order of kinds (a game before what is in it), deleted
+# rows in the reverse order.
+ORDER = (FeedKind.GAME, FeedKind.SOURCE, FeedKind.ENTRY, FeedKind.ERRATUM, FeedKind.QUESTION)
+SOURCE = ("source_id", "source__title", "source__kind", "source__official")
+# The columns each kind's API representation is made of (rules.api.serializers, faq.api).
+SIGNED = {
+    FeedKind.GAME: ("slug", "name", "localized_names", "publisher", "year", "bgg_id"),
+    FeedKind.SOURCE: ("game__slug", "language", "title", "kind", "version", "official", "url", "attribution"),
+    FeedKind.ENTRY: (
+        "game__slug", "language", "title", "slug", "aliases", "kind", "number", "page", "is_fragment", *SOURCE,
+        "html_fingerprint", "relations_fingerprint", "corrections_fingerprint", "translation_status_fingerprint",
+    ),
+    FeedKind.ERRATUM: (
+        "game__slug", "language", "title", "slug", "kind", "original_text", "corrected_text", "page",
+        "published_on", *SOURCE, "html_fingerprint",
+    ),
+    FeedKind.QUESTION: (
+        "game__slug", "language", "question", "slug", "answer", "topic", "page", *SOURCE, "html_fingerprint",
+    ),
+}  # fmt: skip
+MODELS = {
+    FeedKind.GAME: "rules.Game",
+    FeedKind.SOURCE: "rules.Source",
+    FeedKind.ENTRY: "rules.Entry",
+    FeedKind.ERRATUM: "rules.Erratum",
+    FeedKind.QUESTION: "faq.Question",  # named, never imported (rules does not import faq)
+}
+# The entries an erratum or question embeds (their summaries: id, title, slug).
+EMBEDDED_ENTRIES = {FeedKind.ERRATUM: "affects", FeedKind.QUESTION: "related_entries"}
+CHUNK = 500  # ids per IN (...) list
+
+
+class Live:
+    """An item as it is now: its place (game, language, slug, number) and signature."""
+
+    __slots__ = ("game_id", "game_slug", "language", "slug", "number", "signature")
+
+    def __init__(self, game_id, game_slug, language, slug, number, signature):
+        self.game_id, self.game_slug, self.language = game_id, game_slug, language or ""
+        self.slug, self.number, self.signature = slug or "", number or "", signature
+
+
+def digest(values: Iterable) -> str:
+    return hashlib.blake2b(repr(tuple(values)).encode(), digest_size=16).hexdigest()
+
+
+def live_items(game_ids: set[int]) -> dict[tuple[str, int], Live]:
+    """(kind, id) → Live for every public item of these games."""
+    found: dict[tuple[str, int], Live] = {}
+    Entry = apps.get_model("rules.Entry")
+    games = apps.get_model(MODELS[FeedKind.GAME])._default_manager.filter(pk__in=game_ids)
+    # A game's JSON shows its published entries' count and languages.
+    counts: dict[int, dict[str, int]] = defaultdict(dict)
+    published = Entry._default_manager.filter(game_id__in=game_ids, status=Status.PUBLISHED)
+    for game_id, language, count in published.order_by().values_list("game_id", "language").annotate(n=Count("pk")):
+        counts[game_id][language] = count
+    for pk, *values in games.values_list("pk", *SIGNED[FeedKind.GAME]):
+        signature = digest((*values, sorted(counts[pk].items())))
+        found[(FeedKind.GAME, pk)] = Live(pk, values[0], "", values[0], "", signature)
+    for kind in ORDER[1:]:
+        model = apps.get_model(MODELS[kind])
+        rows = model._default_manager.filter(game_id__in=game_ids)
+        if kind != FeedKind.SOURCE:
+            rows = rows.filter(status=Status.PUBLISHED)
+        embedded = _embedded_entries(kind, model, game_ids)
+        names = ("pk", "game_id", *SIGNED[kind])
+        slug_at = names.index("slug") if "slug" in names else None
+        number_at = names.index("number") if "number" in names else None
+        for row in rows.order_by().values_list(*names):
+            pk, game_id, game_slug, language = row[0], row[1], row[2], row[3]
+            signature = digest((*row[2:], embedded.get(pk, ())))
+            found[(kind, pk)] = Live(
+                game_id, game_slug, language, row[slug_at] if slug_at else "", row[number_at] if number_at else "",
+                signature,
+            )  # fmt: skip
+    return found
+
+
+def _embedded_entries(kind: str, model, game_ids: set[int]) -> dict[int, list]:
+    """Item id → the (id, title, slug) of the published entries it embeds, in id order."""
+    name = EMBEDDED_ENTRIES.get(kind)
+    if name is None:
+        return {}
+    through = model._meta.get_field(name).remote_field.through
+    own = model._meta.model_name  # the through table's column to the item: erratum, question
+    rows = (
+        through._default_manager.filter(**{f"{own}__game_id__in": game_ids, "entry__status": Status.PUBLISHED})
+        .order_by(f"{own}_id", "entry_id")
+        .values_list(f"{own}_id", "entry_id", "entry__title", "entry__slug")
+    )
+    embedded: dict[int, list] = defaultdict(list)
+    for item_id, *entry in rows:
+        embedded[item_id].append(tuple(entry))
+    return embedded
+
+
+def refresh(game_ids: Iterable[int]) -> int:
+    """Bring ``PublicItem`` up to date for these games and write a ``PublicChange`` row per
+    item that appeared, changed or disappeared; how many rows were written to the feed."""
+    game_ids = {game for game in game_ids if game is not None}
+    if not game_ids:
+        return 0
+    live = live_items(game_ids)
+    stored = {(item.kind, item.object_id): item for item in PublicItem.objects.filter(game_id__in=game_ids)}
+    # An item moved here from a game outside this unit's scope: its row is elsewhere.
+    missing = defaultdict(list)
+    for kind, pk in live.keys() - stored.keys():
+        missing[kind].append(pk)
+    for kind, ids in missing.items():
+        for start in range(0, len(ids), CHUNK):
+            for item in PublicItem.objects.filter(kind=kind, object_id__in=ids[start : start + CHUNK]):
+                stored[(item.kind, item.object_id)] = item
+
+    created, updated, deleted = [], [], []
+    for key in sorted(live, key=_order):
+        now, before = live[key], stored.get(key)
+        if before is None:
+            created.append((key, now))
+        elif before.signature != now.signature:
+            updated.append((key, before, now))
+    for key in sorted(stored.keys() - live.keys(), key=_order, reverse=True):
+        deleted.append((key, stored[key]))
+
+    feed = [_row(key, PublicChange.Action.CREATED, now) for key, now in created]
+    feed += [_row(key, PublicChange.Action.UPDATED, now, before) for key, before, now in updated]
+    feed += [_row(key, PublicChange.Action.DELETED, before) for key, before in deleted]
+    if not feed:
+        return 0
+    # Ids in commit order: a reader who saw id n must never later find a smaller id
+    # committed. Every content writer holds the version row's lock from its first write
+    # to its commit (PostgreSQL; SQLite has one writer at a time): taking it before the
+    # ids are drawn makes a later writer's ids larger and visible later.
+    lock_for_writing()
+    insert_rows(PublicChange, FEED_FIELDS, feed)
+    insert_rows(
+        PublicItem, ITEM_FIELDS, ((*key, *_place(now), now.signature) for key, now in created)
+    )
+    if updated:
+        rows = ((before.pk, *_place(now), now.signature) for _, before, now in updated)
+        update_rows(PublicItem, ITEM_FIELDS[2:], rows)
+        ids = [before.pk for _, before, _ in updated]
+        for start in range(0, len(ids), CHUNK):
+            PublicItem.objects.filter(pk__in=ids[start : start + CHUNK]).update(changed_at=Now())
+    gone = [before.pk for _, before in deleted]
+    for start in range(0, len(gone), CHUNK):
+        PublicItem.objects.filter(pk__in=gone[start : start + CHUNK]).delete()
+    return len(feed)
+
+
+def prune(before) -> int:
+    """Delete the feed's rows older than ``before`` and remember the last id deleted (a
+    cursor before it answers 410); how many rows were deleted. The newest row is always
+    kept, so the feed's cursor never goes back."""
+    newest = PublicChange.objects.order_by("-id").values_list("id", flat=True).first()
+    if newest is None:
+        return 0
+    old = PublicChange.objects.filter(at__lt=before, id__lt=newest)
+    last = old.order_by("-id").values_list("id", flat=True).first()
+    if last is None:
+        return 0
+    deleted, _ = PublicChange.objects.filter(id__lte=last).delete()
+    horizon, _ = FeedHorizon.objects.get_or_create(pk=1)
+    FeedHorizon.objects.filter(pk=1).update(pruned_through=max(horizon.pruned_through, last))
+    return deleted
+
+
+def known_games() -> set[int]:
+    """The games public items were last seen in (deleted games included)."""
+    return set(PublicItem.objects.order_by().values_list("game_id", flat=True).distinct()) - {None}
+
+
+ITEM_FIELDS = ("kind", "object_id", "game_id", "game_slug", "language", "slug", "number", "signature")
+FEED_FIELDS = (
+    "kind", "object_id", "action", "game_slug", "language", "old_slug", "new_slug", "old_number", "new_number",
+)  # fmt: skip
+
+
+def _order(key: tuple[str, int]) -> tuple[int, int]:
+    kind, pk = key
+    return (ORDER.index(kind), pk)
+
+
+def _place(item) -> tuple:
+    return (item.game_id, item.game_slug, item.language, item.slug, item.number)
+
+
+def _row(key, action, now, before=None) -> tuple:
+    kind, pk = key
+    renamed = before is not None and before.slug != now.slug
+    renumbered = before is not None and before.number != now.number
+    return (
+        kind, pk, action, now.game_slug, now.language,
+        before.slug if renamed else "", now.slug if renamed else "",
+        before.number if renumbered else "", now.number if renumbered else "",
+    )  # fmt: skip
