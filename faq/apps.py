@@ -17,3 +17,14 @@ class FaqConfig(AppConfig):
         journal.watch(
             Question, journal.Change.Kind.QUESTION, ignore=RENDERED_FIELDS["question"], links=[Question.related_entries]
         )
+        # And in the API's bulk data files, as /api/v1/faq/ lists them.
+        from rules.api import bulk
+
+        from .api.serializers import QuestionSerializer
+        from .api.views import QuestionViewSet
+
+        bulk.register(
+            "questions",
+            lambda game, language: bulk.scoped(QuestionViewSet().get_queryset(), game, language),
+            QuestionSerializer,
+        )

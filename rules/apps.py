@@ -27,6 +27,7 @@ class RulesConfig(AppConfig):
         # A booklet or sitemap showing what was just withdrawn is not served as last built.
         journal.on_flush(withdraw)
         connect_signals()  # a game's deletion takes its search documents' words along
+        from .api import bulk  # noqa: F401 - the API's bulk data files, a kind of built file
         # Stored HTML, relations and the rest of derived data missing or out of date (a new
         # RENDERER_VERSION, rows from before they were stored) once the schema is complete.
         post_migrate.connect(pipeline.refresh_after_migrate, sender=self)

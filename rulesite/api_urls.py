@@ -10,6 +10,7 @@ from django.urls import include, path, re_path
 from rest_framework.routers import APIRootView, DefaultRouter
 
 from faq.api.urls import router as faq_router
+from rules.api.bulk import BulkDownloadView, BulkViewSet
 from rules.api.changes import ChangeFeedViewSet
 from rules.api.schema_view import DocsView, RedocView, SchemaView
 from rules.api.search import SearchViewSet
@@ -33,6 +34,8 @@ for app_router in (rules_router, faq_router):
 router.register("search", SearchViewSet, basename="search")
 # The public change feed (keeping a mirror in sync): rules.api.changes.
 router.register("changes", ChangeFeedViewSet, basename="changes")
+# Bulk data files (a full copy in one download): rules.api.bulk.
+router.register("bulk", BulkViewSet, basename="bulk")
 
 REDOC_POLICY = csp_update({"style-src-elem": ["'self'", "'unsafe-inline'"], "worker-src": ["blob:"]})
 
@@ -58,6 +61,8 @@ urlpatterns = [
         REDOC_POLICY(RedocView.as_view(url_name="api:schema", template_name="api/redoc.html")),
         name="redoc",
     ),
+    path("bulk/all.json", BulkDownloadView.as_view(), name="bulk-all"),
+    path("bulk/<slug:game>/<str:language>.json", BulkDownloadView.as_view(), name="bulk-file"),
     path("", include(router.urls)),
     # Last: unknown paths, malformed ids. Only paths ending in "/", so that CommonMiddleware
     # still redirects "/api/v1/entries" to "/api/v1/entries/".

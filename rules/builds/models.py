@@ -30,9 +30,11 @@ class BuiltFile(models.Model):
         BOOKLET_HTML = "booklet-html", "booklet (HTML)"
         BOOKLET_PDF = "booklet-pdf", "booklet (PDF)"
         SITEMAP = "sitemap", "sitemap of a game and language"
+        BULK = "bulk-json", "bulk data file (API)"
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
-    game = models.ForeignKey("rules.Game", on_delete=models.CASCADE, related_name="+")
+    # None: a file of every game (the API's bulk file of everything).
+    game = models.ForeignKey("rules.Game", on_delete=models.CASCADE, related_name="+", null=True, blank=True)
     language = models.CharField(max_length=8)  # the content's
     part = models.CharField(max_length=16, blank=True)  # a booklet's: glossary or rules
     variant = models.CharField(max_length=16, blank=True)  # a rulebook's source id, "0": none
@@ -54,6 +56,9 @@ class BuiltFile(models.Model):
     # Something it shows was unpublished or deleted since it was built: it is not served
     # as last built (a withdrawn text must not stay readable) until it is built again.
     withdrawn = models.BooleanField(default=False)
+    # A bulk data file's position in the public change feed: it holds every change up
+    # to this cursor (rules.api.bulk).
+    cursor = models.BigIntegerField(null=True, blank=True)
     error = models.TextField(blank=True)  # the last build's failure, for the logs and admins
     created_at = models.DateTimeField(auto_now_add=True)
 

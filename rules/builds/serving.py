@@ -31,16 +31,18 @@ CHUNK = 64 * 1024
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
 
-def serve(request, file: BuiltFile, token: int, *, download: bool = False) -> HttpResponse:
+def serve(request, file: BuiltFile, token: int, *, download: bool = False, preparing=None) -> HttpResponse:
     """The file as last built (asking for it to be built again when content version
-    ``token`` is newer than what it was checked against), or the "being prepared" page."""
+    ``token`` is newer than what it was checked against), or the "being prepared" page
+    (``preparing``: another answer for that, the API's JSON one)."""
+    not_yet = preparing or globals()["preparing"]
     if file.pk is not None and file.checked_token != token and file.requested_token != token:
         request_build(file, token)
     if not file.is_stored or file.withdrawn:
-        return preparing(request)
+        return not_yet(request)
     opened = _open(file, request)
     if opened is None:
-        return preparing(request)
+        return not_yet(request)
     (name, size, digest), handle = opened
     kind = KINDS[file.kind]
     compressed = name == file.gzip_name

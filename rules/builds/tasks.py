@@ -62,16 +62,17 @@ def build_file(file_id: int) -> str:
             if gathered is not None and fingerprint == file.fingerprint and file.is_stored:
                 BuiltFile.objects.filter(pk=file.pk).update(checked_token=version.token, error="", withdrawn=False)
                 return "unchanged"
+            cursor = getattr(gathered, "cursor", None)  # a bulk data file's place in the change feed
             data = kind.render(file, gathered) if gathered is not None else None
     except Exception:
         BuiltFile.objects.filter(pk=file.pk).update(error=traceback.format_exc()[-4000:])
         logger.exception("building %s failed", file)
         raise
     if data is None:  # nothing to show any more (every entry unpublished): keep no file
-        _replace(file, {"name": "", "size": 0, "sha256": "", "gzip_name": "", "gzip_size": 0, "gzip_sha256": ""},
-                 fingerprint, version.token)
+        _replace(file, {"name": "", "size": 0, "sha256": "", "gzip_name": "", "gzip_size": 0, "gzip_sha256": "",
+                        "cursor": None}, fingerprint, version.token)  # fmt: skip
         return "empty"
-    _replace(file, _store(file, data, kind), fingerprint, version.token)
+    _replace(file, {**_store(file, data, kind), "cursor": cursor}, fingerprint, version.token)
     return "built"
 
 
@@ -117,3 +118,5 @@ def withdraw(changes) -> None:
     }
     for game_id, language in scopes:
         BuiltFile.objects.filter(game_id=game_id, language=language, withdrawn=False).update(withdrawn=True)
+    if scopes:  # and the files of every game (the API's bulk file of everything)
+        BuiltFile.objects.filter(game__isnull=True, withdrawn=False).update(withdrawn=True)

@@ -29,6 +29,7 @@ def test_api_root_lists_every_endpoint(client, db):
         "errata": f"{BASE}/api/v1/errata/",
         "faq": f"{BASE}/api/v1/faq/",
         "changes": f"{BASE}/api/v1/changes/",
+        "bulk": f"{BASE}/api/v1/bulk/",
         "search": f"{BASE}/api/v1/search/",
     }
 
@@ -123,7 +124,7 @@ def test_schema_is_openapi_3_with_every_endpoint(client, db):
         for path in (f"/api/v1/{name}/", f"/api/v1/{name}/{{{lookup}}}/")
     } | {
         "/api/v1/search/", "/api/v1/search/suggest/", "/api/v1/entries/preview/", "/api/v1/entries/lookup/",
-        "/api/v1/changes/",
+        "/api/v1/changes/", "/api/v1/bulk/", "/api/v1/bulk/all.json", "/api/v1/bulk/{game}/{language}.json",
     }  # fmt: skip
     entries = schema["paths"]["/api/v1/entries/"]["get"]
     assert {p["name"] for p in entries["parameters"]} == {
