@@ -224,12 +224,12 @@ class Server:
 
 
 def start_gunicorn(
-    name: str, env: dict[str, str], log: Path, workers: int = 1, options: tuple[str, ...] = ()
+    name: str, env: dict[str, str], log: Path, workers: int = 1, options: tuple[str, ...] = (), port: int = 0
 ) -> "Server":
     """A gunicorn server of the site on a free loopback port (not yet waited for), with
     the repository's gunicorn.conf.py as production has it; only the address, the
     number of workers, a quick stop (5 s) and ``options`` differ."""
-    port = free_port()
+    port = port or free_port()
     with open(log, "wb") as output:
         process = subprocess.Popen(
             [PYTHON, "-m", "gunicorn", "-c", str(GUNICORN_CONFIG), "rulesite.wsgi:application",
