@@ -146,7 +146,8 @@ def main(argv=None) -> int:
             parser.error(f"{args.path} mirrors {mirror.get('site')}, not {site}")
     started = time.monotonic()
     if mirror is None:
-        mirror = {"site": site, "game": args.game, "language": args.language, **full_copy(site, args.game, args.language)}
+        copy = full_copy(site, args.game, args.language)
+        mirror = {"site": site, "game": args.game, "language": args.language, **copy}
         how = "full copy"
     else:
         how = "changes"

@@ -39,6 +39,7 @@ from django.dispatch import Signal
 
 from ..content.journal import Change, Recorded
 from ..search import index as search_index
+from ..shared.bulk import noting_rows_written
 from . import corrections, public_changes, references, relations, rendering, translation_status
 
 # Sent after each run, with ``scope``: what tests and tools may watch.
@@ -71,6 +72,8 @@ class Scope:
     games: set[int] = field(default_factory=set)  # relations, corrections, translation status
     relink: set[int] = field(default_factory=set)  # entries whose cross-reference rows to rebuild
     public: set[int] = field(default_factory=set)  # games whose public items to diff (deleted ones too)
+    whole: set[int] = field(default_factory=set)  # games whose every public item to sign again
+    items: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))  # kind → ids written
     index: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))  # kind → ids
     unindex: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
     instances: list = field(default_factory=list)  # (kind, instance) to write derived fields back to
@@ -86,6 +89,10 @@ class Scope:
         change, kind = recorded.change, recorded.kind
         game = change.game_id
         self.public.update(g for g in (game, recorded.old_game_id) if g is not None)
+        if kind in (Change.Kind.GAME, Change.Kind.SOURCE):
+            self.whole.add(game)  # its slug, a source's title: in every item of the game
+        else:
+            self.items[kind].add(change.object_id)
         if kind == Change.Kind.GAME:
             # A game's slug is in every link into it; its deletion took its rows with it.
             if change.action != Change.Action.DELETED:
@@ -132,6 +139,25 @@ def run(changes: list[Recorded]) -> Scope:
 
 def refresh(scope: Scope) -> dict[str, int]:
     """The steps, in their order (module docstring); how many rows each wrote."""
+    with noting_rows_written() as rows_written:
+        written = _derive(scope)
+    # 7. public items and the change feed: of the items written, those whose derived
+    # columns were, and those embedding a written entry; every item of a game whose own
+    # row or a source changed.
+    candidates = defaultdict(set, {kind: set(ids) for kind, ids in scope.items.items()})
+    for kind, label in ITEM_MODELS.items():
+        candidates[kind] |= rows_written.get(label, set())
+    for kind, ids in public_changes.embedding(candidates[Change.Kind.ENTRY]).items():
+        candidates[kind] |= ids
+    if scope.whole:
+        written["public"] += public_changes.refresh(scope.whole)
+    written["public"] += public_changes.refresh(scope.public, candidates)
+    _write_back(scope.instances)
+    return dict(written)
+
+
+def _derive(scope: Scope) -> dict[str, int]:
+    """Steps 1 to 6."""
     written: dict[str, int] = defaultdict(int)
     Entry = apps.get_model("rules.Entry")
     targets = {pair: references.link_targets(*pair) for pair in sorted(scope.languages, key=_key)}
@@ -166,10 +192,7 @@ def refresh(scope: Scope) -> dict[str, int]:
         if ids:
             search_index.update_items(kind, sorted(ids))
             written["search"] += len(ids)
-    # 7. public items and the change feed
-    written["public"] += public_changes.refresh(scope.public)
-    _write_back(scope.instances)
-    return dict(written)
+    return written
 
 
 def _key(pair: tuple) -> tuple:
@@ -206,6 +229,7 @@ def refresh_everything() -> dict[str, int]:
         scope.games.add(game)
         scope.languages.update((game, language) for language in languages_of(game))
     scope.public = scope.games | public_changes.known_games()  # a game deleted meanwhile: its items go
+    scope.whole = set(scope.public)
     return refresh(scope)  # cross-reference rows are kept with every write: only resolved again
 
 

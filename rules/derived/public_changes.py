@@ -15,7 +15,11 @@ The signatures read small columns: an entry's texts and everything it shows of o
 items are represented by the fingerprints the earlier steps keep (``html_fingerprint``:
 its texts and where their links point; ``relations_fingerprint``: its parent, children,
 cross-references, translations, errata and questions), so a game of 20,000 entries is
-signed without reading its texts.
+signed without reading its texts. And after an ordinary write only the candidates are
+signed: the items the unit wrote and those whose derived columns the earlier steps
+wrote (``rules.shared.bulk.noting_rows_written``), plus the games they are in (a game
+shows its entry count); a change of a game or a source (a slug or title every item of
+the game embeds) signs the whole game.
 """
 
 import hashlib
@@ -77,8 +81,9 @@ def digest(values: Iterable) -> str:
     return hashlib.blake2b(repr(tuple(values)).encode(), digest_size=16).hexdigest()
 
 
-def live_items(game_ids: set[int]) -> dict[tuple[str, int], Live]:
-    """(kind, id) → Live for every public item of these games."""
+def live_items(game_ids: set[int], items: dict[str, set[int]] | None = None) -> dict[tuple[str, int], Live]:
+    """(kind, id) → Live for every public item of these games (the games themselves, and
+    with ``items`` only those items of each kind, wherever they are)."""
     found: dict[tuple[str, int], Live] = {}
     Entry = apps.get_model("rules.Entry")
     games = apps.get_model(MODELS[FeedKind.GAME])._default_manager.filter(pk__in=game_ids)
@@ -92,32 +97,48 @@ def live_items(game_ids: set[int]) -> dict[tuple[str, int], Live]:
         found[(FeedKind.GAME, pk)] = Live(pk, values[0], "", values[0], "", signature)
     for kind in ORDER[1:]:
         model = apps.get_model(MODELS[kind])
-        rows = model._default_manager.filter(game_id__in=game_ids)
-        if kind != FeedKind.SOURCE:
-            rows = rows.filter(status=Status.PUBLISHED)
-        embedded = _embedded_entries(kind, model, game_ids)
+        ids = None if items is None else sorted(items.get(kind, ()))
+        if ids == []:
+            continue
         names = ("pk", "game_id", *SIGNED[kind])
         slug_at = names.index("slug") if "slug" in names else None
         number_at = names.index("number") if "number" in names else None
-        for row in rows.order_by().values_list(*names):
-            pk, game_id, game_slug, language = row[0], row[1], row[2], row[3]
-            signature = digest((*row[2:], embedded.get(pk, ())))
-            found[(kind, pk)] = Live(
-                game_id, game_slug, language, row[slug_at] if slug_at else "", row[number_at] if number_at else "",
-                signature,
-            )  # fmt: skip
+        for rows, embedded in _rows(kind, model, game_ids, ids):
+            for row in rows.order_by().values_list(*names):
+                pk, game_id, game_slug, language = row[0], row[1], row[2], row[3]
+                signature = digest((*row[2:], embedded.get(pk, ())))
+                found[(kind, pk)] = Live(
+                    game_id, game_slug, language, row[slug_at] if slug_at else "", row[number_at] if number_at else "",
+                    signature,
+                )  # fmt: skip
     return found
 
 
-def _embedded_entries(kind: str, model, game_ids: set[int]) -> dict[int, list]:
-    """Item id → the (id, title, slug) of the published entries it embeds, in id order."""
+def _rows(kind: str, model, game_ids: set[int], ids: list[int] | None):
+    """(queryset of the public rows, what they embed) for a whole pass over the games, or
+    for the given ids, a chunk at a time."""
+    public = model._default_manager.all() if kind == FeedKind.SOURCE else model._default_manager.filter(
+        status=Status.PUBLISHED
+    )
+    if ids is None:
+        yield public.filter(game_id__in=game_ids), _embedded_entries(kind, model, {"game_id__in": game_ids})
+        return
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start : start + CHUNK]
+        yield public.filter(pk__in=chunk), _embedded_entries(kind, model, {"pk__in": chunk})
+
+
+def _embedded_entries(kind: str, model, items: dict) -> dict[int, list]:
+    """Item id → the (id, title, slug) of the published entries it embeds, in id order
+    (``items``: a lookup of the items, ``{"game_id__in": …}`` or ``{"pk__in": …}``)."""
     name = EMBEDDED_ENTRIES.get(kind)
     if name is None:
         return {}
     through = model._meta.get_field(name).remote_field.through
     own = model._meta.model_name  # the through table's column to the item: erratum, question
+    lookup = {f"{own}__{key}": value for key, value in items.items()}
     rows = (
-        through._default_manager.filter(**{f"{own}__game_id__in": game_ids, "entry__status": Status.PUBLISHED})
+        through._default_manager.filter(**lookup, entry__status=Status.PUBLISHED)
         .order_by(f"{own}_id", "entry_id")
         .values_list(f"{own}_id", "entry_id", "entry__title", "entry__slug")
     )
@@ -127,14 +148,26 @@ def _embedded_entries(kind: str, model, game_ids: set[int]) -> dict[int, list]:
     return embedded
 
 
-def refresh(game_ids: Iterable[int]) -> int:
-    """Bring ``PublicItem`` up to date for these games and write a ``PublicChange`` row per
-    item that appeared, changed or disappeared; how many rows were written to the feed."""
+def refresh(game_ids: Iterable[int], items: dict[str, set[int]] | None = None) -> int:
+    """Bring ``PublicItem`` up to date for these games (every item of them; with
+    ``items``, the games' own rows and only those items) and write a ``PublicChange`` row
+    per item that appeared, changed or disappeared; how many rows were written to the feed."""
     game_ids = {game for game in game_ids if game is not None}
-    if not game_ids:
+    if not game_ids and not items:
         return 0
-    live = live_items(game_ids)
-    stored = {(item.kind, item.object_id): item for item in PublicItem.objects.filter(game_id__in=game_ids)}
+    live = live_items(game_ids, items)
+    if items is None:
+        stored = {(item.kind, item.object_id): item for item in PublicItem.objects.filter(game_id__in=game_ids)}
+    else:
+        stored = {
+            (item.kind, item.object_id): item
+            for item in PublicItem.objects.filter(kind=FeedKind.GAME, object_id__in=game_ids)
+        }
+        for kind, ids in items.items():
+            ids = sorted(ids)
+            for start in range(0, len(ids), CHUNK):
+                for item in PublicItem.objects.filter(kind=kind, object_id__in=ids[start : start + CHUNK]):
+                    stored[(item.kind, item.object_id)] = item
     # An item moved here from a game outside this unit's scope: its row is elsewhere.
     missing = defaultdict(list)
     for kind, pk in live.keys() - stored.keys():
@@ -178,6 +211,21 @@ def refresh(game_ids: Iterable[int]) -> int:
     for start in range(0, len(gone), CHUNK):
         PublicItem.objects.filter(pk__in=gone[start : start + CHUNK]).delete()
     return len(feed)
+
+
+def embedding(entry_ids: Iterable[int]) -> dict[str, set[int]]:
+    """The errata and questions that embed these entries' summaries (id, title, slug):
+    candidates when the entries change, though no column of theirs does."""
+    entry_ids = sorted(set(entry_ids))
+    found: dict[str, set[int]] = defaultdict(set)
+    for kind, name in EMBEDDED_ENTRIES.items():
+        model = apps.get_model(MODELS[kind])
+        through = model._meta.get_field(name).remote_field.through
+        own = f"{model._meta.model_name}_id"
+        for start in range(0, len(entry_ids), CHUNK):
+            rows = through._default_manager.filter(entry_id__in=entry_ids[start : start + CHUNK])
+            found[kind].update(rows.values_list(own, flat=True))
+    return found
 
 
 def prune(before) -> int:

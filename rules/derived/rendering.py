@@ -38,6 +38,7 @@ from django.utils import translation
 from django.utils.safestring import SafeString, mark_safe
 
 from ..shared.anchors import add_rule_ids
+from ..shared.bulk import note_written
 from ..shared.diffing import word_diff_html
 from ..shared.languages import ui_language_for
 from ..shared.markdown import render_markdown
@@ -160,6 +161,7 @@ def refresh(game_id: int, language: str, targets: Mapping[str, LinkTarget] | Non
                 stale.append(obj)
         if stale:
             model._default_manager.bulk_update(stale, [*spec.outputs, "html_fingerprint"], batch_size=BATCH)
+            note_written(model, [obj.pk for obj in stale])
             changed += len(stale)
     return changed
 

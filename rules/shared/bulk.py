@@ -17,6 +17,7 @@ history must see: derived tables, rebuilt from the truth they mirror.
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from itertools import count as counter
 
 from django.db import connection, models, transaction
@@ -219,12 +220,34 @@ def update_rows(
     return count
 
 
+_written: ContextVar[dict | None] = ContextVar("derived_rows_written", default=None)
+
+
+@contextmanager
+def noting_rows_written():
+    """Which rows the derived steps write inside the block (model label → ids), as
+    ``note_written`` reports them: the derived-data pipeline's later steps read it."""
+    found: dict[str, set[int]] = {}
+    token = _written.set(found)
+    try:
+        yield found
+    finally:
+        _written.reset(token)
+
+
+def note_written(model: type[models.Model], pks: Iterable[int]) -> None:
+    found = _written.get()
+    if found is not None:
+        found.setdefault(model._meta.label, set()).update(pks)
+
+
 def store_fingerprinted(model: type[models.Model], field: str, changed: Mapping[int, tuple]) -> int:
     """Write a derived column and its fingerprint (``field`` and ``field_fingerprint``)
     for each ``pk: (value, fingerprint)`` of ``changed``: how entries keep what they store
     about other items (``rules.derived.relations``, ``rules.derived.corrections``,
     ``rules.derived.translation_status``). Returns how many rows were written."""
     rows = ((pk, value, digest) for pk, (value, digest) in changed.items())
+    note_written(model, changed.keys())
     return update_rows(model, [field, f"{field}_fingerprint"], rows)
 
 

@@ -54,7 +54,8 @@ def mirror_from(document: dict) -> FeedMirror:
 
 def test_the_list_names_every_file_and_what_each_holds_once_made(client, two_games):
     listed = get_json(client, "/api/v1/bulk/")
-    assert [(f["game"], f["language"]) for f in listed] == [(None, None), ("mond", "de"), ("mond", "en"), ("sonne", "en")]
+    pairs = [(f["game"], f["language"]) for f in listed]
+    assert pairs == [(None, None), ("mond", "de"), ("mond", "en"), ("sonne", "en")]
     assert listed[0]["url"] == "http://testserver/api/v1/bulk/all.json"
     assert listed[1]["url"] == "http://testserver/api/v1/bulk/mond/de.json"
     assert all(f["size"] is None and f["cursor"] is None for f in listed)  # asked for, not made yet

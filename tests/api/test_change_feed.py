@@ -127,6 +127,21 @@ def test_embedded_changes_update_the_items_that_show_them(client, moon):
     assert ("question", pk, "deleted") in seen and ("entry", rakete.pk, "updated") in seen
 
 
+def test_an_erratum_or_question_about_a_renamed_entry_is_updated(client, moon):
+    """They show the entry's title and slug, though nothing of their own changed."""
+    game, _source, entries = moon
+    krater = entries["Krater"]
+    erratum = make_erratum(game=game, language="de", title="Korrektur", affects=[krater])
+    question = make_question(game=game, language="de", question="Wie tief?", related_entries=[krater])
+    cursor = latest(client)
+    krater.title = "Einschlagkrater"
+    krater.save()
+    seen = summary(changes_since(client, cursor))
+    assert ("erratum", erratum.pk, "updated") in seen and ("question", question.pk, "updated") in seen
+    slug = get_json(client, f"/api/v1/errata/{erratum.pk}/")["affects"][0]["slug"]
+    assert slug == "einschlagkrater"
+
+
 def test_an_item_s_updated_at_moves_when_anything_it_shows_changes(client, moon):
     game, _source, entries = moon
     rakete = entries["Rakete"]
