@@ -5,7 +5,10 @@ know of) ask for gzip; a page of 50 entries as JSON is 125 KB and about 22 KB
 compressed. This middleware sits just inside the whole-response cache
 (``rulesite.response_cache``), whose key holds whether the client takes gzip: a cached
 response is compressed once, when it is rendered, and every later hit sends the stored
-compressed bytes. Its ETag is a hash of the bytes sent, so each encoding has its own.
+compressed bytes. Its ETag is weak and a hash of the uncompressed body, the same for the
+plain and the gzip response: one validator per representation, whatever the encoding
+(a client that switches between them still revalidates; HTTP compares weakly for
+``If-None-Match``).
 
 Only responses that cannot carry a secret are compressed: never the admin and never a
 request with a session cookie (BREACH reads secrets out of compressed sizes; public
@@ -34,7 +37,7 @@ import gzip
 
 from django.conf import settings
 from django.middleware.gzip import GZipMiddleware
-from django.utils.cache import patch_vary_headers
+from django.utils.cache import patch_vary_headers, set_response_etag
 
 COMPRESS_LEVEL = 5
 
@@ -81,6 +84,10 @@ class PublicGZipMiddleware(GZipMiddleware):
                 patch_vary_headers(response, ("Accept-Encoding",))
                 return response
             return super().process_response(request, response)
+        if request.method in ("GET", "HEAD") and response.status_code == 200 and not response.has_header("ETag"):
+            set_response_etag(response)  # of the uncompressed body, then weak: see above
+            if response.has_header("ETag"):  # none for an empty body
+                response.headers["ETag"] = "W/" + response["ETag"]
         # As GZipMiddleware does for a whole body, at COMPRESS_LEVEL.
         if len(response.content) < 200 or response.has_header("Content-Encoding"):
             return response
