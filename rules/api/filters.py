@@ -28,11 +28,11 @@ import re
 import django_filters.rest_framework as filters
 from django import forms
 from django.core.exceptions import ValidationError
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django_filters import fields as filter_fields
 from django_filters.rest_framework import DjangoFilterBackend
 
-from rules.content.models import Entry, Erratum, Game, Source
+from rules.content.models import Entry, EntryRedirect, Erratum, Game, Source
 from rules.shared.languages import CONTENT_LANGUAGES
 
 # "2024-05-01T10:00:00+02:00" pasted unencoded into a query string arrives with the "+"
@@ -231,9 +231,20 @@ class SourceFilter(PublishedItemFilterSet):
 
 class EntryFilter(PublishedItemFilterSet):
     """``slug`` with ``game`` and ``language`` finds one entry: slugs are unique only per
-    game and language, which is why the detail endpoint is keyed by id."""
+    game and language, which is why the detail endpoint is keyed by id. A former slug
+    (the entry was renamed: its old page redirects) finds it too, with its current slug
+    in the JSON, so an old citation or bookmark still resolves."""
 
-    slug = TextFilter(max_length=200, help_text="Entry slug (unique per game and language).")
+    slug = TextFilter(
+        max_length=200,
+        method="filter_slug",
+        help_text="Entry slug (unique per game and language), or one it had before a rename: the result "
+        "shows the current slug.",
+    )
+
+    def filter_slug(self, queryset, name, value):
+        former = EntryRedirect.objects.filter(old_slug=value).values("entry_id")
+        return queryset.filter(Q(slug=value) | Q(pk__in=former))
 
     class Meta:
         model = Entry

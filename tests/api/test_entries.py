@@ -231,6 +231,23 @@ def test_filter_slug_with_game_and_language_finds_one_entry(client, world, other
     assert result_ids(client, url + "no-such-slug") == []
 
 
+def test_filter_slug_finds_an_entry_by_a_former_slug(client, world, other_game_entry):
+    """An old citation still resolves: the entry is found by the slug it had, and its
+    JSON shows the current one."""
+    du = world["du"]
+    du.title = "Du, Dein und Deins"
+    du.save()
+    url = "/api/v1/entries/?game=marvel-champions&language=de&slug="
+    [found] = get_json(client, url + "du-und-dein")["results"]
+    assert (found["id"], found["slug"]) == (du.pk, "du-dein-und-deins")
+    assert result_ids(client, url + "du-dein-und-deins") == [du.pk]
+    # another game's former slug is no match here
+    other = other_game_entry
+    other.title = "Angriff"
+    other.save()
+    assert result_ids(client, url + "kampf") == []
+
+
 @pytest.fixture
 def dated(world):
     """Every entry last changed on 1 January 2024, "Du und Dein" on 1 June 2024."""
