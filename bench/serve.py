@@ -248,6 +248,9 @@ def build_site(args: argparse.Namespace, workdir: Path) -> Site:
     static_root = workdir / "static"
     os.environ["DJANGO_STATIC_ROOT"] = str(static_root)
     os.environ.pop("DJANGO_CACHE_URL", None)
+    # The server's speed, not the API's rate limit (rules.api.throttling): every request of
+    # a benchmark comes from one address.
+    os.environ["DJANGO_API_RATE"] = "off"
     database_url = args.database_url or f"sqlite:///{workdir}/serve.sqlite3"
 
     from benchdb import setup_django

@@ -46,6 +46,7 @@ from rules.shared.languages import CONTENT_LANGUAGE_CODES
 
 from . import serializers, views
 from .schema import ErrorSerializer
+from .throttling import APIRateThrottle
 
 FORMAT = 1  # the files' layout; a change a client must know of is a new number
 
@@ -162,6 +163,7 @@ class BulkDownloadView(APIView):
     permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer]
     content_negotiation_class = AnyAccept
+    throttle_classes = [APIRateThrottle]
     query_params = {"get": ()}  # reads none (rules.pages.http)
 
     def get(self, request, game: str | None = None, language: str | None = None):

@@ -57,6 +57,12 @@ ERROR_RESPONSES = {
     404: OpenApiResponse(
         ErrorSerializer, description="No such published item, or a page past the last one."
     ),
+    429: OpenApiResponse(
+        ErrorSerializer,
+        description="Too many requests from this address (600 a minute by default; responses served from the "
+        "cache never count): wait the Retry-After header's seconds. Bulk files and the change feed are the cheap "
+        "way to keep a copy.",
+    ),
 }
 
 

@@ -17,6 +17,7 @@ from rules.derived.models import FeedKind, PublicItem
 from . import filters, serializers
 from .pagination import PageNumberPagination
 from .previews import EntryPreviewActions
+from .throttling import APIRateThrottle
 
 
 class APIv1Settings:
@@ -33,6 +34,7 @@ class APIv1Settings:
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer]
     pagination_class = PageNumberPagination
     filter_backends = [filters.FilterBackend]
+    throttle_classes = [APIRateThrottle]  # fair use (rules.api.throttling)
     # Only well-formed ids reach the database (PostgreSQL refuses a NUL byte with an
     # error, not a miss); any other detail URL is answered by ``not_found``.
     lookup_value_regex = r"[0-9]+"

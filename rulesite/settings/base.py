@@ -340,7 +340,13 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "rules.api.schema.AutoSchema",  # errors documented
     "EXCEPTION_HANDLER": "rules.api.exceptions.json_exception_handler",
     "DEFAULT_VERSIONING_CLASS": None,
+    # The client's address for the rate limit (rules.api.throttling): the connection's,
+    # unless DJANGO_NUM_PROXIES says how many proxies append to X-Forwarded-For.
+    "NUM_PROXIES": int(os.environ.get("DJANGO_NUM_PROXIES", "0")),
 }
+# Requests a client address may make to the API's views (cached responses never count):
+# "600/minute" by default, "off" for none (rules.api.throttling).
+API_RATE = os.environ.get("DJANGO_API_RATE", "600/minute").strip()
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "rulesite API",

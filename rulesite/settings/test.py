@@ -14,6 +14,10 @@ os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-not-a-secret")
 
 from .base import *  # noqa: F403
 
+# Every test client request comes from one address: the limit is tested on its own
+# (tests/api/test_throttling.py) with a small rate.
+API_RATE = "off"
+
 # Files built in the background name the test client's host, as its pages do.
 SITE_URL = "http://testserver"
 
