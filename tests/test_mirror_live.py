@@ -47,6 +47,20 @@ game.slug = "mondbasis"; game.save()
 """
 
 
+# Random writes of every kind (tests/api/test_change_feed.py's), by another process.
+RANDOM_WRITES = """
+import random
+from rules.content.models import Game
+from tests.api.test_change_feed import OPERATIONS, write
+rng = random.Random({seed})
+game = Game.objects.exclude(slug="sonne").get()  # renamed by some rounds
+secrets = {{}}
+for _ in range(10):
+    write(rng.choice(OPERATIONS), rng, Game.objects.get(pk=game.pk), secrets)
+print(sorted(secrets))
+"""
+
+
 def crawl(base: str) -> dict:
     """Every item of every list, keyed as the mirror keys them."""
     items = {}
@@ -110,5 +124,17 @@ def test_a_mirror_kept_by_a_bulk_file_and_the_change_feed_equals_a_crawl(tmp_pat
                 if key == "game:mondbasis" or (item.get("game") == "mondbasis" and item.get("language") == "de")
             }  # fmt: skip
             assert single["items"] == german
+
+            # Rounds of random writes of every kind; the mirror stays a crawl's equal and
+            # never holds a draft's text (what is still a draft at the end).
+            secrets = []
+            for seed in (1, 2, 3):
+                made = run_command([*manage, "shell", "-c", RANDOM_WRITES.format(seed=seed)], env)
+                secrets += eval(made.strip().splitlines()[-1])  # noqa: S307 - our own printed list
+                mirror(base, everything)
+                assert json.loads(everything.read_text())["items"] == crawl(base), f"after round {seed}"
+            text = everything.read_text()
+            public = json.dumps(crawl(base))
+            assert not [secret for secret in secrets if secret in text and secret not in public]
         finally:
             stop(worker, server.process)

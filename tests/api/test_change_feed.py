@@ -199,7 +199,7 @@ def test_a_cursor_older_than_what_is_kept_is_410_gone(client, moon):
 TITLES = ["Zug", "Rakete", "Krater", "Kuppel", "Schleuse"]
 OPERATIONS = [
     "create", "draft", "edit", "rename", "status", "archive", "delete", "erratum", "erratum_delete", "question",
-    "question_delete", "translate", "source", "game", "import", "import_prune",
+    "question_delete", "translate", "source", "game", "import", "import_prune", "revert", "canonical",
 ]  # fmt: skip
 _names = iter(range(10**6))
 
@@ -270,6 +270,26 @@ def write(op: str, rng: random.Random, game: Game, secrets: dict[str, int]) -> N
         if rng.random() < 0.5:
             game.slug = f"mond-{next(_names)}"
         game.save()
+    elif op == "revert":  # to an earlier version, as the admin's history page does
+        from django.contrib.auth import get_user_model
+        from django.core.exceptions import ValidationError
+
+        from rules.content.history import revert
+
+        editor, _ = get_user_model().objects.get_or_create(username="feed-editor")
+        older = entry.history.order_by("history_id").first()
+        if older is not None:
+            try:
+                revert(entry, older, editor)
+            except ValidationError:  # its slug taken since: refused, nothing written
+                pass
+    elif op == "canonical":  # the game's canonical JSON, one text changed, imported back
+        from rules.importing.canonical.export import export_game
+
+        payload = json.loads(export_game(game))
+        if payload["entries"]:
+            rng.choice(payload["entries"])["body"] = f"Kanonisch {next(_names)}."
+            import_document(json.dumps(payload).encode(), ImportOptions(game=game.slug, language=""))
     elif op in ("import", "import_prune"):
         titles = rng.sample(TITLES, 2)
         text = "\n".join(
