@@ -111,6 +111,7 @@ def _api_params(view, view_class, method: str) -> tuple[str, ...] | None:
                 for name in (
                     getattr(pagination, "page_query_param", None),
                     getattr(pagination, "page_size_query_param", None),
+                    *getattr(pagination, "extra_query_params", ()),
                 )
                 if name
             )

@@ -15,7 +15,7 @@ from rules.content.models import Entry, Erratum, Game, Source
 from rules.derived.models import FeedKind, PublicItem
 
 from . import filters, serializers
-from .pagination import PageNumberPagination
+from .pagination import ListPagination
 from .previews import EntryPreviewActions
 from .throttling import APIRateThrottle
 
@@ -32,7 +32,7 @@ class APIv1Settings:
 
     permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer]
-    pagination_class = PageNumberPagination
+    pagination_class = ListPagination
     filter_backends = [filters.FilterBackend]
     throttle_classes = [APIRateThrottle]  # fair use (rules.api.throttling)
     # Only well-formed ids reach the database (PostgreSQL refuses a NUL byte with an

@@ -134,6 +134,8 @@ def test_schema_is_openapi_3_with_every_endpoint(client, db):
         "kind",
         "slug",
         "updated_after",
+        "ordering",
+        "cursor",
         "page",
         "page_size",
     }

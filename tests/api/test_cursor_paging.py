@@ -1,0 +1,80 @@
+"""?ordering=id|updated_at pages a list by cursor: a crawl during edits neither skips nor
+repeats an item; anything else named as ordering is a 400 (rules/api/pagination.py)."""
+
+import pytest
+
+from rules.content.models import Entry
+from tests.factories import make_entry, make_game
+
+from .conftest import get_json
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def ten(db):
+    game = make_game(slug="zehn")
+    return [make_entry(game=game, language="de", title=f"Eintrag {n:02d}") for n in range(10)]
+
+
+def crawl(client, url: str, between=None) -> list[dict]:
+    seen, pages = [], 0
+    while url:
+        page = get_json(client, url)
+        assert "count" not in page
+        seen += page["results"]
+        url = page["next"] and page["next"].replace("http://testserver", "")
+        pages += 1
+        if between and pages == 1:
+            between()
+    return seen
+
+
+def test_by_id_every_item_once_in_id_order(client, ten):
+    seen = crawl(client, "/api/v1/entries/?ordering=id&page_size=3")
+    assert [item["id"] for item in seen] == [entry.pk for entry in ten]
+
+
+def test_edits_during_a_crawl_skip_or_repeat_nothing(client, ten):
+    kept = {entry.pk for entry in ten[1:]}
+
+    def edit():
+        ten[0].delete()  # on the page already read
+        renamed = Entry.objects.get(pk=ten[5].pk)
+        renamed.title = "AAA zuerst"  # first by title: an offset crawl would shift
+        renamed.save()
+        make_entry(game=ten[1].game, language="de", title="Neu")
+
+    seen = [item["id"] for item in crawl(client, "/api/v1/entries/?ordering=id&page_size=3", between=edit)]
+    assert len(seen) == len(set(seen))
+    assert kept <= set(seen)
+
+
+def test_by_updated_at_oldest_change_first(client, ten):
+    touched = Entry.objects.get(pk=ten[2].pk)
+    touched.body = "Geändert."
+    touched.save()
+    seen = crawl(client, "/api/v1/entries/?ordering=updated_at&page_size=4")
+    stamps = [item["updated_at"] for item in seen]
+    assert stamps == sorted(stamps) and seen[-1]["id"] == touched.pk
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [("ordering=title", "ordering"), ("ordering=", "ordering"), ("cursor=abc", "cursor"),
+     ("ordering=id&page=2", "page")],
+)  # fmt: skip
+def test_what_cannot_be_done_is_a_400(client, ten, query, name):
+    body = get_json(client, f"/api/v1/entries/?{query}", status=400)
+    assert list(body["errors"]) == [name]
+
+
+def test_a_made_up_cursor_is_a_json_404(client, ten):
+    body = get_json(client, "/api/v1/entries/?ordering=id&cursor=bz1hYmMmcD14", status=404)  # "o=abc&p=x"
+    assert "cursor" in body["detail"]
+
+
+@pytest.mark.parametrize("name", ["games", "sources", "errata", "faq"])
+def test_every_list_pages_by_cursor(client, world, name):
+    seen = crawl(client, f"/api/v1/{name}/?ordering=updated_at&page_size=1")
+    assert len(seen) == get_json(client, f"/api/v1/{name}/")["count"]
