@@ -114,6 +114,8 @@ def build_site(database_url: str | None, workdir: Path) -> dict[str, str]:
 
     print("load_demo ...")
     call_command("load_demo", stdout=io.StringIO())
+    print("build_files --bulk ...")  # the API's bulk data files, as a deploy makes them
+    call_command("build_files", "--bulk", stdout=io.StringIO())
     print(f"collectstatic into {static_root} ...")
     call_command("collectstatic", interactive=False, verbosity=0)
     print(f"database ready in {time.perf_counter() - started:.1f} s")

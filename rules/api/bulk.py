@@ -136,6 +136,30 @@ def _file(game: Game | None, language: str) -> BuiltFile:
     return BuiltFile.objects.for_request(BuiltFile.Kind.BULK, game=game, language=language)
 
 
+def wanted_files() -> list[tuple[Game | None, str, str]]:
+    """(game, language, path) of every bulk file there is to have: the file of everything,
+    then one per game and language with published items."""
+    pairs = (
+        PublicItem.objects.filter(kind__in=[FeedKind.ENTRY, FeedKind.ERRATUM, FeedKind.QUESTION])
+        .order_by("game_slug", "language")
+        .values_list("game_id", "game_slug", "language")
+        .distinct()
+    )
+    games = {game.pk: game for game in Game.objects.filter(pk__in={pair[0] for pair in pairs})}
+    files = [(None, "", "/api/v1/bulk/all.json")]
+    files += [
+        (games[game_id], language, f"/api/v1/bulk/{slug}/{language}.json")
+        for game_id, slug, language in pairs
+        if game_id in games
+    ]
+    return files
+
+
+def file_records() -> list[BuiltFile]:
+    """The record of every bulk file there is to have (``manage.py build_files --bulk``)."""
+    return [_file(game, language) for game, language, _path in wanted_files()]
+
+
 def being_prepared(request):
     response = JsonResponse(
         {"detail": f"This file is being made; ask again in {RETRY_AFTER} seconds."}, status=503
@@ -210,21 +234,9 @@ class BulkViewSet(views.APIv1Settings, ViewSet):
     )
     def list(self, request):
         token = content_version.of_request(request).token
-        pairs = (
-            PublicItem.objects.filter(kind__in=[FeedKind.ENTRY, FeedKind.ERRATUM, FeedKind.QUESTION])
-            .order_by("game_slug", "language")
-            .values_list("game_id", "game_slug", "language")
-            .distinct()
-        )
-        games = {game.pk: game for game in Game.objects.filter(pk__in={pair[0] for pair in pairs})}
-        files = [(None, "", request.build_absolute_uri("/api/v1/bulk/all.json"))]
-        files += [
-            (games[game_id], language, request.build_absolute_uri(f"/api/v1/bulk/{slug}/{language}.json"))
-            for game_id, slug, language in pairs
-            if game_id in games
-        ]
         listed = []
-        for game, language, url in files:
+        for game, language, path in wanted_files():
+            url = request.build_absolute_uri(path)
             file = _file(game, language)
             if file.pk is not None and file.checked_token != token and file.requested_token != token:
                 request_build(file, token)  # ready, or nearly, when the client asks for it

@@ -9,7 +9,7 @@ up to now. A cursor older than what is kept (``manage.py prune_changes``) answer
 """
 
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
@@ -64,6 +64,13 @@ class ChangeSerializer(serializers.Serializer):
     new_number = serializers.CharField(allow_null=True)
 
 
+@extend_schema_serializer(many=False)  # one page, though the action is a list
+class ChangePageSerializer(serializers.Serializer):
+    cursor = serializers.IntegerField(help_text="Where to resume: ?since=<cursor>.")
+    next = serializers.URLField(allow_null=True, help_text="The next page; null at the end.")
+    results = ChangeSerializer(many=True)
+
+
 class ChangeFeedViewSet(APIv1Settings, ViewSet):
     """Every public change, oldest first, by cursor."""
 
@@ -89,14 +96,7 @@ class ChangeFeedViewSet(APIv1Settings, ViewSet):
             ),
         ],  # fmt: skip
         responses={
-            200: inline_serializer(
-                "ChangePage",
-                {
-                    "cursor": serializers.IntegerField(help_text="Where to resume: ?since=<cursor>."),
-                    "next": serializers.URLField(allow_null=True, help_text="The next page; null at the end."),
-                    "results": ChangeSerializer(many=True),
-                },
-            ),
+            200: ChangePageSerializer,
             410: OpenApiResponse(
                 ErrorSerializer,
                 description=f"The cursor is older than what is kept ({KEEP_DAYS} days): start again from a full copy.",

@@ -88,14 +88,17 @@ class ListPagination(PageNumberPagination):
     def paginate_queryset(self, queryset, request, view=None):
         raw = request.query_params.get(self.ordering_query_param)
         self.by_cursor = None
+        if raw is None and self.cursor_query_param in request.query_params:
+            raw = "id"  # a cursor is a position in an order; its next links always name it
         if raw is None:
-            if self.cursor_query_param in request.query_params:
-                raise ValidationError({self.cursor_query_param: ["Only with ordering=id or ordering=updated_at."]})
             return super().paginate_queryset(queryset, request, view)
         if raw not in self.ORDERINGS:
             raise ValidationError({self.ordering_query_param: [f"One of: {', '.join(self.ORDERINGS)}."]})
-        if self.page_query_param in request.query_params:
-            raise ValidationError({self.page_query_param: ["Not with ordering: follow next (a cursor)."]})
+        # page_size still counts; page has no meaning by cursor and is not read (but a
+        # malformed one is still refused, as everywhere).
+        raw_page = request.query_params.get(self.page_query_param)
+        if raw_page is not None and raw_page not in self.last_page_strings and whole_number(raw_page) < 1:
+            raise NotFound(self.invalid_page_message)
         self.by_cursor = _Cursor(self.ORDERINGS[raw], self.get_page_size(request))
         return self.by_cursor.paginate_queryset(queryset, request, view)
 
@@ -117,13 +120,14 @@ class ListPagination(PageNumberPagination):
             *super().get_schema_operation_parameters(view),
             {
                 "name": self.ordering_query_param, "required": False, "in": "query",
-                "description": "Page by cursor in a stable order: `id`, or `updated_at` (then id). Without it, "
-                "pages are numbered (an edit during a crawl can shift items between pages).",
+                "description": "Page by cursor in a stable order: `id`, or `updated_at` (then id); `page` is then "
+                "not read. Without it, pages are numbered (an edit during a crawl can shift items between pages).",
                 "schema": {"type": "string", "enum": list(self.ORDERINGS)},
             },
             {
                 "name": self.cursor_query_param, "required": False, "in": "query",
-                "description": "Where a page paged by cursor starts: take it from `next` (opaque).",
+                "description": "Where a page paged by cursor starts: take it from `next` (opaque; alone, it pages "
+                "by id).",
                 "schema": {"type": "string"},
             },
         ]  # fmt: skip

@@ -74,6 +74,7 @@ class Scope:
     public: set[int] = field(default_factory=set)  # games whose public items to diff (deleted ones too)
     whole: set[int] = field(default_factory=set)  # games whose every public item to sign again
     items: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))  # kind → ids written
+    entries_gone: set[int] = field(default_factory=set)  # games an entry was deleted from
     index: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))  # kind → ids
     unindex: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
     instances: list = field(default_factory=list)  # (kind, instance) to write derived fields back to
@@ -93,6 +94,8 @@ class Scope:
             self.whole.add(game)  # its slug, a source's title: in every item of the game
         else:
             self.items[kind].add(change.object_id)
+            if kind == Change.Kind.ENTRY and change.action == Change.Action.DELETED:
+                self.entries_gone.add(game)
         if kind == Change.Kind.GAME:
             # A game's slug is in every link into it; its deletion took its rows with it.
             if change.action != Change.Action.DELETED:
@@ -142,12 +145,15 @@ def refresh(scope: Scope) -> dict[str, int]:
     with noting_rows_written() as rows_written:
         written = _derive(scope)
     # 7. public items and the change feed: of the items written, those whose derived
-    # columns were, and those embedding a written entry; every item of a game whose own
-    # row or a source changed.
+    # columns were, those embedding a written entry (every erratum and question of a game
+    # an entry was deleted from: their links went with it); every item of a game whose
+    # own row or a source changed.
     candidates = defaultdict(set, {kind: set(ids) for kind, ids in scope.items.items()})
     for kind, label in ITEM_MODELS.items():
         candidates[kind] |= rows_written.get(label, set())
     for kind, ids in public_changes.embedding(candidates[Change.Kind.ENTRY]).items():
+        candidates[kind] |= ids
+    for kind, ids in public_changes.embedders_of(scope.entries_gone).items():
         candidates[kind] |= ids
     if scope.whole:
         written["public"] += public_changes.refresh(scope.whole)

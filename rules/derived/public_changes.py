@@ -228,6 +228,21 @@ def embedding(entry_ids: Iterable[int]) -> dict[str, set[int]]:
     return found
 
 
+def embedders_of(game_ids: Iterable[int]) -> dict[str, set[int]]:
+    """Every erratum and question of these games, public now or before: when an entry is
+    deleted its links to them are gone before this step runs (the link rows go with it,
+    without a signal), so which of them showed it can no longer be asked."""
+    game_ids = set(game_ids)
+    found: dict[str, set[int]] = defaultdict(set)
+    for kind in EMBEDDED_ENTRIES:
+        model = apps.get_model(MODELS[kind])
+        found[kind].update(model._default_manager.filter(game_id__in=game_ids).values_list("pk", flat=True))
+        found[kind].update(
+            PublicItem.objects.filter(kind=kind, game_id__in=game_ids).values_list("object_id", flat=True)
+        )
+    return found
+
+
 def prune(before) -> int:
     """Delete the feed's rows older than ``before`` and remember the last id deleted (a
     cursor before it answers 410); how many rows were deleted. The newest row is always

@@ -3,6 +3,7 @@ fresh crawl of every list holds, drafts never appear, and an item's updated_at m
 whenever its JSON does (rules/derived/public_changes.py, rules/api/changes.py)."""
 
 import json
+import os
 import random
 from datetime import timedelta
 
@@ -303,7 +304,10 @@ def write(op: str, rng: random.Random, game: Game, secrets: dict[str, int]) -> N
         import_document(text.encode(), options)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=int(os.environ.get("FEED_EXAMPLES", "30")), deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)  # fmt: skip
 @given(operations=st.lists(st.sampled_from(OPERATIONS), min_size=1, max_size=10), seed=st.integers(0, 10**6))
 def test_a_mirror_kept_by_the_feed_equals_a_fresh_crawl(db, client, operations, seed):
     rng = random.Random(seed)
@@ -327,3 +331,16 @@ def test_a_mirror_kept_by_the_feed_equals_a_fresh_crawl(db, client, operations, 
     hidden = [secret for secret, pk in secrets.items() if pk not in published]
     text = json.dumps(list(mirror.items.values()))
     assert not [secret for secret in hidden if secret in text], "a draft's text reached the mirror"
+
+
+def test_an_erratum_or_question_about_a_deleted_entry_is_updated(client, moon):
+    """Their link rows go with the entry, before anyone can ask which showed it."""
+    game, _source, entries = moon
+    krater = entries["Krater"]
+    erratum = make_erratum(game=game, language="de", title="Korrektur", affects=[krater, entries["Zug"]])
+    question = make_question(game=game, language="de", question="Wie tief?", related_entries=[krater])
+    cursor = latest(client)
+    krater.delete()
+    seen = summary(changes_since(client, cursor))
+    assert ("erratum", erratum.pk, "updated") in seen and ("question", question.pk, "updated") in seen
+    assert [e["title"] for e in get_json(client, f"/api/v1/errata/{erratum.pk}/")["affects"]] == ["Zug"]
