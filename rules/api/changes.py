@@ -11,14 +11,14 @@ up to now. A cursor older than what is kept (``manage.py prune_changes``) answer
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 from rest_framework.viewsets import ViewSet
 
 from rules.content.journal import KEEP_DAYS
 from rules.derived.models import FeedHorizon, FeedKind, PublicChange
 
-from .pagination import whole_number
+from .pagination import number_param
 from .schema import ErrorSerializer
 from .serializers import links, timestamp
 from .views import APIv1Settings
@@ -104,8 +104,8 @@ class ChangeFeedViewSet(APIv1Settings, ViewSet):
         },
     )
     def list(self, request):
-        since, limit = cursor_param(request, "since", 0, None), cursor_param(request, "limit", DEFAULT_LIMIT, 1)
-        limit = min(limit, MAX_LIMIT)
+        since = number_param(request, "since", 0, minimum=0)
+        limit = number_param(request, "limit", DEFAULT_LIMIT, maximum=MAX_LIMIT)
         horizon = FeedHorizon.current()
         if since < horizon:
             raise Gone(
@@ -126,24 +126,12 @@ class ChangeFeedViewSet(APIv1Settings, ViewSet):
         return Response({"cursor": cursor, "next": following, "results": results})
 
 
-def cursor_param(request, name: str, default: int, minimum: int | None) -> int:
-    """A whole number from ASCII digits (``pagination.whole_number``), else a 400."""
-    raw = request.query_params.get(name)
-    if raw is None:
-        return default
-    value = whole_number(raw) if raw != "0" else 0
-    if (raw != "0" and value == 0) or (minimum is not None and value < minimum):
-        lowest = minimum if minimum is not None else 0
-        raise ValidationError({name: [f"Must be a whole number from {lowest}."]})
-    return value
-
-
 def item(row: tuple, urls) -> dict:
     pk, kind, object_id, action, game, language, old_slug, new_slug, old_number, new_number, at = row
     if action == PublicChange.Action.DELETED:
         url = None
-    elif kind == FeedKind.GAME:
-        url = urls.base + reverse(DETAIL[kind], kwargs={"slug": new_slug or game})
+    elif kind == FeedKind.GAME:  # looked up by slug: a game's row names its slug as it was then
+        url = urls.base + reverse(DETAIL[kind], kwargs={"slug": game})
     else:
         url = urls.api(DETAIL[kind], object_id)
     return {
@@ -152,7 +140,7 @@ def item(row: tuple, urls) -> dict:
         "id": object_id,
         "action": action,
         "url": url,
-        "game": new_slug if kind == FeedKind.GAME and new_slug else game,
+        "game": game,
         "language": language,
         "at": timestamp(at),
         "old_slug": old_slug or None,

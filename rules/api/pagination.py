@@ -17,6 +17,21 @@ def whole_number(raw: str) -> int:
         return 0
 
 
+def number_param(request, name: str, default: int, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """A query parameter that is a whole number from ``minimum``: ``default`` when absent;
+    above ``maximum``, ``maximum`` (asking for "as many as you allow" is legitimate);
+    anything else, an empty value included, a 400 naming it."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    value = whole_number(raw)
+    readable = value > 0 or (raw != "" and set(raw) == {"0"})  # whole_number says 0 for what it cannot read
+    if not readable or value < minimum:
+        most = f" (at most {maximum} are given)" if maximum is not None else ""
+        raise ValidationError({name: [f"Must be a whole number from {minimum}{most}."]})
+    return value if maximum is None else min(value, maximum)
+
+
 class PageNumberPagination(pagination.PageNumberPagination):
     """``count``, ``next``, ``previous``, ``results``; ``?page_size=`` up to 100.
 
@@ -43,14 +58,7 @@ class PageNumberPagination(pagination.PageNumberPagination):
     )
 
     def get_page_size(self, request):
-        raw = request.query_params.get(self.page_size_query_param)
-        if raw is None:
-            return self.page_size
-        size = whole_number(raw)
-        if size < 1:
-            message = f"Must be a whole number from 1 (at most {self.max_page_size} are given)."
-            raise ValidationError({self.page_size_query_param: [message]})
-        return min(size, self.max_page_size)
+        return number_param(request, self.page_size_query_param, self.page_size, maximum=self.max_page_size)
 
     def get_page_number(self, request, paginator):
         raw = request.query_params.get(self.page_query_param)

@@ -31,7 +31,7 @@ from rules.search import MAX_QUERY_LENGTH, MAX_RESULTS, TYPES, Hit, QueryTooLong
 from rules.shared.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES, UI_LANGUAGES, ui_language_for
 
 from .filters import EMPTY_VALUE, one_of
-from .pagination import PageNumberPagination, whole_number
+from .pagination import PageNumberPagination, number_param
 from .schema import text_parameter
 from .views import APIv1Settings
 
@@ -155,14 +155,7 @@ def too_long() -> ValidationError:
 def suggest_limit(request) -> int:
     """``limit``: from 1; more than MAX_SUGGEST_LIMIT is capped, anything else (an empty
     value too) a 400, as ``page_size`` is."""
-    raw = request.query_params.get("limit")
-    if raw is None:
-        return SUGGEST_LIMIT
-    size = whole_number(raw)
-    if size < 1:
-        message = f"Must be a whole number from 1 (at most {MAX_SUGGEST_LIMIT} are given)."
-        raise ValidationError({"limit": [message]})
-    return min(size, MAX_SUGGEST_LIMIT)
+    return number_param(request, "limit", SUGGEST_LIMIT, maximum=MAX_SUGGEST_LIMIT)
 
 
 # --- Responses -------------------------------------------------------------------------------
