@@ -7,8 +7,8 @@ also the ones that are never limited. Over the rate, a ``429`` JSON answer with
 ``Retry-After`` (DRF's ``Throttled``).
 
 The rate is ``API_RATE`` (``DJANGO_API_RATE``, default 600 requests a minute per
-address; ``off`` turns it off, as the benchmarks do), read when a request is checked,
-so a test can change it. The counts are kept in the default cache: Redis when
+address; ``off`` turns it off, as the benchmarks do), read when a request is checked
+(DRF makes a throttle per request), so a test can change it. The counts are kept in the default cache: Redis when
 ``DJANGO_CACHE_URL`` names it, so the limit holds across workers and servers (with the
 per-process default cache, per worker). The address is the connection's
 (``NUM_PROXIES`` 0): behind a proxy set ``DJANGO_NUM_PROXIES``, or any client could
@@ -23,13 +23,6 @@ class APIRateThrottle(AnonRateThrottle):
     scope = "api"
 
     def get_rate(self):
+        # From settings, not from DRF's THROTTLE_RATES (read once, when DRF is imported).
         rate = getattr(settings, "API_RATE", "")
         return None if rate in ("", "off", None) else rate
-
-    def allow_request(self, request, view):
-        # The rate as configured now, not when the class was made (DRF reads it once).
-        self.rate = self.get_rate()
-        if self.rate is None:
-            return True
-        self.num_requests, self.duration = self.parse_rate(self.rate)
-        return super().allow_request(request, view)
