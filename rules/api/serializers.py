@@ -21,7 +21,6 @@ Conventions every resource follows:
 """
 
 import datetime
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -36,6 +35,7 @@ from rules.content.addresses import entry_path_template
 from rules.content.models import CrossReference, Entry, Erratum, Game, Source
 from rules.content.querysets import Status
 from rules.derived.rendering import absolute_links
+from rules.shared.anchors import rule_ids
 from rules.shared.languages import CONTENT_LANGUAGE_CODES, ui_language_for
 
 
@@ -354,9 +354,6 @@ class RuleAnchorSerializer(serializers.Serializer):
     html_url = serializers.URLField(help_text="The page, scrolled to that rule.")
 
 
-RULE_ANCHOR = re.compile(r'<(?:p|li|h[2-6]) id="([^"]+)"')
-
-
 # Serializes the plain rows of EntryViewSet.get_queryset() (ENTRY_JSON_FIELDS): everything
 # an entry shows of other items is stored with it (Entry.relations, rules.derived.relations).
 class EntrySerializer(serializers.ModelSerializer):
@@ -508,9 +505,7 @@ class EntrySerializer(serializers.ModelSerializer):
 
     @staticmethod
     def anchors_of(body_html: str, page: str) -> list[dict]:
-        if ' id="' not in body_html:
-            return []
-        return [{"number": number, "html_url": f"{page}#{number}"} for number in RULE_ANCHOR.findall(body_html)]
+        return [{"number": number, "html_url": f"{page}#{number}"} for number in rule_ids(body_html)]
 
     # Schema only: to_representation builds these values.
     @extend_schema_field(CorrectionsSerializer(allow_null=True))

@@ -63,6 +63,14 @@ def add_rule_ids(html: str) -> str:
     return HTML_START.sub(with_id, html)
 
 
+_RULE_IDS = re.compile(r'<(?:p|li|h[2-6]) id="([^"]+)"')
+
+
+def rule_ids(html: str) -> list[str]:
+    """The rule numbers ``add_rule_ids`` gave ids to in ``html``, in order."""
+    return _RULE_IDS.findall(html) if ' id="' in html else []
+
+
 def rule_at(text: str, offset: int) -> str | None:
     """The rule whose paragraph holds ``text[offset]``: the number opening the nearest
     line at or before it that opens with one (``text`` keeps its line breaks)."""
