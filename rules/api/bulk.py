@@ -36,7 +36,7 @@ from rest_framework.viewsets import ViewSet
 
 from rules.builds.kinds import KINDS, Kind
 from rules.builds.models import BuiltFile
-from rules.builds.serving import RETRY_AFTER, serve
+from rules.builds.serving import RETRY_AFTER, not_ready, serve
 from rules.builds.site import SiteRequest
 from rules.builds.tasks import request_build
 from rules.content import version as content_version
@@ -155,19 +155,23 @@ def wanted_files() -> list[tuple[Game | None, str, str]]:
     return files
 
 
-def file_records() -> list[BuiltFile]:
-    """The record of every bulk file there is to have (``manage.py build_files --bulk``)."""
-    return [_file(game, language) for game, language, _path in wanted_files()]
+def file_records() -> list[tuple[Game | None, str, str, BuiltFile]]:
+    """(game, language, path, record) of every bulk file there is to have: the records in
+    one query, a missing one made (once per file ever)."""
+    wanted = wanted_files()
+    stored = {
+        (file.game_id, file.language): file
+        for file in BuiltFile.objects.filter(kind=BuiltFile.Kind.BULK).order_by("pk")
+    }
+    return [
+        (game, language, path, stored.get((game.pk if game else None, language)) or _file(game, language))
+        for game, language, path in wanted
+    ]
 
 
 def being_prepared(request):
-    response = JsonResponse(
-        {"detail": f"This file is being made; ask again in {RETRY_AFTER} seconds."}, status=503
-    )
-    response["Retry-After"] = str(RETRY_AFTER)
-    response["Cache-Control"] = "no-store"
-    response._has_been_logged = True  # expected, not a failure
-    return response
+    detail = f"This file is being made; ask again in {RETRY_AFTER} seconds."
+    return not_ready(JsonResponse({"detail": detail}, status=503))
 
 
 class AnyAccept(BaseContentNegotiation):
@@ -235,9 +239,8 @@ class BulkViewSet(views.APIv1Settings, ViewSet):
     def list(self, request):
         token = content_version.of_request(request).token
         listed = []
-        for game, language, path in wanted_files():
+        for game, language, path, file in file_records():
             url = request.build_absolute_uri(path)
-            file = _file(game, language)
             if file.pk is not None and file.checked_token != token and file.requested_token != token:
                 request_build(file, token)  # ready, or nearly, when the client asks for it
             stored = file.is_stored and not file.withdrawn

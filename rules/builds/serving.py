@@ -82,7 +82,12 @@ def serve(request, file: BuiltFile, token: int, *, download: bool = False, prepa
 
 
 def preparing(request) -> HttpResponse:
-    response = render(request, "rules/preparing.html", {"retry_after": RETRY_AFTER}, status=503)
+    return not_ready(render(request, "rules/preparing.html", {"retry_after": RETRY_AFTER}, status=503))
+
+
+def not_ready(response: HttpResponse) -> HttpResponse:
+    """A 503 "being prepared" answer (the page above, or the API's JSON): ask again after
+    ``RETRY_AFTER`` seconds; never stored."""
     response["Retry-After"] = str(RETRY_AFTER)
     patch_cache_control(response, no_store=True)
     # Expected, not a failure: kept out of django.request's error log (which reads this).
