@@ -24,10 +24,8 @@ def changed_at(obj) -> str:
     from rules.api.serializers import timestamp
     from rules.derived.models import PublicItem
 
-    kind = {"game": "game", "source": "source", "entry": "entry", "erratum": "erratum", "question": "question"}[
-        obj._meta.model_name
-    ]
-    return timestamp(PublicItem.objects.get(kind=kind, object_id=obj.pk).changed_at)
+    # The feed's kinds are the models' names (game, source, entry, erratum, question).
+    return timestamp(PublicItem.objects.get(kind=obj._meta.model_name, object_id=obj.pk).changed_at)
 
 
 def set_changed_at(model, when, **lookup) -> None:
