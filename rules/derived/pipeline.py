@@ -155,9 +155,7 @@ def refresh(scope: Scope) -> dict[str, int]:
         candidates[kind] |= ids
     for kind, ids in public_changes.embedders_of(scope.entries_gone).items():
         candidates[kind] |= ids
-    if scope.whole:
-        written["public"] += public_changes.refresh(scope.whole)
-    written["public"] += public_changes.refresh(scope.public, candidates)
+    written["public"] += public_changes.refresh(scope.public, candidates, whole=scope.whole)
     _write_back(scope.instances)
     return dict(written)
 

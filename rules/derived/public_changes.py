@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from django.apps import apps
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.db.models.functions import Now
 
 from ..content.querysets import Status
@@ -81,9 +81,12 @@ def digest(values: Iterable) -> str:
     return hashlib.blake2b(repr(tuple(values)).encode(), digest_size=16).hexdigest()
 
 
-def live_items(game_ids: set[int], items: dict[str, set[int]] | None = None) -> dict[tuple[str, int], Live]:
+def live_items(
+    game_ids: set[int], items: dict[str, set[int]] | None = None, whole: set[int] = frozenset()
+) -> dict[tuple[str, int], Live]:
     """(kind, id) → Live for every public item of these games (the games themselves, and
-    with ``items`` only those items of each kind, wherever they are)."""
+    with ``items`` only those items of each kind, wherever they are, and every item of the
+    ``whole`` games)."""
     found: dict[tuple[str, int], Live] = {}
     Entry = apps.get_model("rules.Entry")
     games = apps.get_model(MODELS[FeedKind.GAME])._default_manager.filter(pk__in=game_ids)
@@ -98,12 +101,10 @@ def live_items(game_ids: set[int], items: dict[str, set[int]] | None = None) -> 
     for kind in ORDER[1:]:
         model = apps.get_model(MODELS[kind])
         ids = None if items is None else sorted(items.get(kind, ()))
-        if ids == []:
-            continue
         names = ("pk", "game_id", *SIGNED[kind])
         slug_at = names.index("slug") if "slug" in names else None
         number_at = names.index("number") if "number" in names else None
-        for rows, embedded in _rows(kind, model, game_ids, ids):
+        for rows, embedded in _rows(kind, model, game_ids, ids, whole):
             for row in rows.order_by().values_list(*names):
                 pk, game_id, game_slug, language = row[0], row[1], row[2], row[3]
                 signature = digest((*row[2:], embedded.get(pk, ())))
@@ -114,18 +115,20 @@ def live_items(game_ids: set[int], items: dict[str, set[int]] | None = None) -> 
     return found
 
 
-def _rows(kind: str, model, game_ids: set[int], ids: list[int] | None):
-    """(queryset of the public rows, what they embed) for a whole pass over the games, or
-    for the given ids, a chunk at a time."""
+def _rows(kind: str, model, game_ids: set[int], ids: list[int] | None, whole: set[int]):
+    """(queryset of the public rows, what they embed): every row of the games (``ids``
+    None), or every row of the ``whole`` games and the given ids elsewhere, a chunk at a
+    time (each item signed once)."""
     public = model._default_manager.all() if kind == FeedKind.SOURCE else model._default_manager.filter(
         status=Status.PUBLISHED
     )
-    if ids is None:
-        yield public.filter(game_id__in=game_ids), _embedded_entries(kind, model, {"game_id__in": game_ids})
-        return
-    for start in range(0, len(ids), CHUNK):
+    every = game_ids if ids is None else whole
+    if every:
+        yield public.filter(game_id__in=every), _embedded_entries(kind, model, {"game_id__in": every})
+    for start in range(0, len(ids or ()), CHUNK):
         chunk = ids[start : start + CHUNK]
-        yield public.filter(pk__in=chunk), _embedded_entries(kind, model, {"pk__in": chunk})
+        rows = public.filter(pk__in=chunk).exclude(game_id__in=whole)
+        yield rows, _embedded_entries(kind, model, {"pk__in": chunk})
 
 
 def _embedded_entries(kind: str, model, items: dict) -> dict[int, list]:
@@ -148,21 +151,21 @@ def _embedded_entries(kind: str, model, items: dict) -> dict[int, list]:
     return embedded
 
 
-def refresh(game_ids: Iterable[int], items: dict[str, set[int]] | None = None) -> int:
+def refresh(game_ids: Iterable[int], items: dict[str, set[int]] | None = None, whole: Iterable[int] = ()) -> int:
     """Bring ``PublicItem`` up to date for these games (every item of them; with
-    ``items``, the games' own rows and only those items) and write a ``PublicChange`` row
-    per item that appeared, changed or disappeared; how many rows were written to the feed."""
-    game_ids = {game for game in game_ids if game is not None}
+    ``items``, the games' own rows, those items, and every item of the ``whole`` games)
+    and write a ``PublicChange`` row per item that appeared, changed or disappeared; how
+    many rows were written to the feed."""
+    whole = {game for game in whole if game is not None}
+    game_ids = {game for game in game_ids if game is not None} | whole
     if not game_ids and not items:
         return 0
-    live = live_items(game_ids, items)
+    live = live_items(game_ids, items, whole)
     if items is None:
         stored = {(item.kind, item.object_id): item for item in PublicItem.objects.filter(game_id__in=game_ids)}
     else:
-        stored = {
-            (item.kind, item.object_id): item
-            for item in PublicItem.objects.filter(kind=FeedKind.GAME, object_id__in=game_ids)
-        }
+        games_and_wholes = Q(kind=FeedKind.GAME, object_id__in=game_ids) | Q(game_id__in=whole)
+        stored = {(item.kind, item.object_id): item for item in PublicItem.objects.filter(games_and_wholes)}
         for kind, ids in items.items():
             ids = sorted(ids)
             for start in range(0, len(ids), CHUNK):
