@@ -10,11 +10,12 @@ gathers them for Django (and for whoever outside ``rules`` wants them all at onc
 from .builds.models import BuiltFile
 from .content.journal import Change
 from .content.models import CrossReference, Entry, EntryRedirect, Erratum, Game, Source
+from .content.releases import Release, ReleaseChange
 from .derived.models import FeedHorizon, PublicChange, PublicItem
 from .jobs.models import ImportJob
 from .search.models import SearchDocument, SearchName, SearchWord
 
 __all__ = [
     "BuiltFile", "Change", "CrossReference", "Entry", "EntryRedirect", "Erratum", "FeedHorizon", "Game", "ImportJob",
-    "PublicChange", "PublicItem", "SearchDocument", "SearchName", "SearchWord", "Source",
+    "PublicChange", "PublicItem", "Release", "ReleaseChange", "SearchDocument", "SearchName", "SearchWord", "Source",
 ]  # fmt: skip

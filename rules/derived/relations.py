@@ -116,8 +116,15 @@ def compute(game_id: int) -> dict[int, dict]:
         pk, title, slug, kind, language, game, original, corrected_html, diff_html = erratum
         found[entry_id]["errata"].append(
             {
-                "id": pk, "title": title, "slug": slug, "kind": kind, "language": language, "game": game,
-                "has_original": bool(original), "corrected_html": corrected_html, "diff_html": diff_html,
+                "id": pk,
+                "title": title,
+                "slug": slug,
+                "kind": kind,
+                "language": language,
+                "game": game,
+                "has_original": bool(original),
+                "corrected_html": corrected_html,
+                "diff_html": diff_html,
             }  # fmt: skip
         )
 
@@ -128,8 +135,13 @@ def compute(game_id: int) -> dict[int, dict]:
         related.filter(question__game_id=game_id, entry__game_id=game_id, question__status=Status.PUBLISHED)
         .order_by("question__language", "question__order", "question__question", "question_id")
         .values_list(
-            "entry_id", "question_id", "question__question", "question__slug", "question__language",
-            "question__game__slug", "question__answer_html",
+            "entry_id",
+            "question_id",
+            "question__question",
+            "question__slug",
+            "question__language",
+            "question__game__slug",
+            "question__answer_html",
         )  # fmt: skip
     ):
         found[entry_id]["questions"].append(
@@ -147,7 +159,55 @@ def compute(game_id: int) -> dict[int, dict]:
     places = rulebook_navigation(game_id)
     for pk, relations in found.items():
         relations["navigation"] = places.get(pk)
+    _releases(game_id, found, entries, published)
     return found
+
+
+def _releases(game_id: int, found: dict, entries: dict, published: set) -> None:
+    """From the releases of the game's sources (``rules.content.releases``), a seventh query:
+
+    - ``releases``: what each release did to the entry, oldest first (its history across
+      releases);
+    - ``previous_numbers``: the numbers it had before, each with the release that ended
+      it (an old citation "see 7.3a" finds it);
+    - ``number_before``: the rule that had the entry's number until a release took it
+      away, where another rule has that number now ("7.3a is now a new rule; the rule
+      that was 7.3a until 1.1 is 7.4a").
+    """
+    from ..content.releases import ReleaseChange
+
+    changes = (
+        ReleaseChange.objects.filter(release__source__game_id=game_id, item_type="entry")
+        .order_by("release__source_id", "release__sequence", "pk")
+        .values_list(
+            "item_id", "change", "number", "previous_number", "release_id", "release__version",
+            "release__effective_on", "release__source__language",
+        )
+    )  # fmt: skip
+    numbers = {(row[1], row[6]): pk for pk, row in entries.items() if row[6]}  # (language, number) → entry
+    for relations in found.values():
+        relations["releases"], relations["previous_numbers"], relations["number_before"] = [], [], None
+    for item_id, change, number, previous, release_id, version, effective_on, language in changes:
+        release = {
+            "id": release_id,
+            "version": version,
+            "effective_on": effective_on.isoformat() if effective_on else None,
+        }
+        if item_id in found:
+            found[item_id]["releases"].append(
+                {**release, "change": change, "number": number, "previous_number": previous}
+            )
+        if change == "removed" or not previous or previous == number:
+            continue
+        if item_id in found:
+            found[item_id]["previous_numbers"].append({"number": previous, "until": release})
+        holder = numbers.get((language, previous))
+        if holder is not None and holder != item_id and item_id in published:
+            found[holder]["number_before"] = {
+                **_linked(item_id, entries[item_id][4], entries[item_id][5], entries[item_id][6]),
+                "number_then": previous,
+                "until": release,
+            }
 
 
 def fingerprint(relations: dict) -> str:

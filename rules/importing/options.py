@@ -7,6 +7,7 @@ importer.
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date
 
 
 @dataclass
@@ -17,6 +18,11 @@ class SourceInfo:
     official: bool = True
     url: str = ""
     attribution: str = ""
+    # A version label makes the import a release of the source (``rules.importing.releases``):
+    # it records exactly what this version changed, with these dates and notes.
+    published_on: date | None = None
+    effective_on: date | None = None
+    notes: str = ""
     # An existing source of that title keeps its details unless this is set (a manifest
     # is the source's description; a command line or upload only names it).
     update_existing: bool = False

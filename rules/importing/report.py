@@ -43,6 +43,25 @@ class Outcome:
 
 
 @dataclass
+class ChangeLine:
+    """What a new version did to one rule, erratum or question, judged by identity
+    (``rules.importing.releases``): added, changed, renumbered or removed. Unchanged items
+    are not listed; nor is what only an import's bookkeeping touched (its source, order)."""
+
+    type: str  # entry | erratum | question
+    change: str  # added | changed | renumbered | removed
+    number: str
+    title: str
+    slug: str = ""
+    item_id: int | None = None  # none in a dry run's new rows
+    text: str = ""  # the text after (before, for "removed")
+    previous_number: str = ""
+    previous_title: str = ""
+    previous_text: str = ""
+    diff_html: str = ""  # "changed": the word diff of the texts
+
+
+@dataclass
 class ImportReport:
     detected_kind: str
     items: list  # the parsed items of a text document (splitting.ParsedItem); none for JSON
@@ -51,6 +70,8 @@ class ImportReport:
     warnings: list[Warning] = field(default_factory=list)
     dry_run: bool = False
     input_format: str = "text"  # text | markdown | pdf | json
+    changes: list[ChangeLine] = field(default_factory=list)  # what changed, by identity
+    release: str = ""  # the release of the source this import made or added to
 
     def _titles(self, action: str) -> list[str]:
         return [outcome.title for outcome in self.outcomes if outcome.action == action]

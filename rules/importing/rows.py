@@ -69,7 +69,7 @@ from faq.models import Question
 
 from ..content.history import stamp, tracked_m2m_fields
 from ..content.journal import Change, change_of, deferred, record_many, unit_of_work
-from ..content.models import Entry, Erratum, Source
+from ..content.models import Entry, EntryRedirect, Erratum, Source
 from ..content.querysets import Status
 from ..derived.references import link_targets, rebuild_cross_references, resolution_keys
 from ..derived.rendering import render_fields, spec_for
@@ -560,6 +560,36 @@ class RowWriter:
                 ],
                 batch_size=BATCH,
             )
+
+    # -- addresses: slugs that move -------------------------------------------------------
+
+    def free_slugs(self, model, objs: list) -> None:
+        """Park these stored rows on a temporary slug of their own before anything is
+        written, so a new version can give their slugs to other rows (a rule renumbered
+        from 7.3a to 7.4a leaves its address to the new 7.3a) whatever the order of the
+        writes; every row then gets its final slug in the ordinary write (or is pruned).
+        One statement; nothing in a dry run."""
+        if self.plan_only or not objs:
+            return
+        parked = [model(pk=obj.pk, slug=f"~{obj.pk}") for obj in objs]
+        with unit_of_work():
+            model._default_manager.bulk_update(parked, ["slug"], batch_size=BATCH)
+
+    def keep_old_addresses(self, moves: list[tuple[object, str]]) -> None:
+        """Each ``(entry, old slug)``: the old slug leads to the entry (``EntryRedirect``),
+        as an entry renamed in the admin keeps its old address. Where the old slug now
+        belongs to another entry, that entry's page is shown there, and the record says
+        where the rule that had the address went."""
+        if self.plan_only or not moves:
+            return
+        with unit_of_work():
+            for entry, old_slug in moves:
+                EntryRedirect.objects.filter(
+                    game_id=entry.game_id, language=entry.language, old_slug=entry.slug, entry=entry
+                ).delete()
+                EntryRedirect.objects.update_or_create(
+                    game_id=entry.game_id, language=entry.language, old_slug=old_slug, defaults={"entry": entry}
+                )
 
     # -- pruning --------------------------------------------------------------------------
 

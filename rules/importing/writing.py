@@ -57,8 +57,9 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from ..content.history import REASON_MAX_LENGTH
-from ..content.models import Entry, Game, Source
+from ..content.models import Entry, Game, Source, slug_was_made_from
 from ..shared.text import normalize_label, slugify_title
+from . import identity, releases
 from .errors import ImportRulesError
 from .options import ImportOptions
 from .report import ImportReport, Warning
@@ -93,9 +94,13 @@ def write_items(items: list[ParsedItem], options: ImportOptions, report: ImportR
             options.progress("planning" if options.dry_run else "writing", 0, len(items))
         game = _game(writer, options)
         source = _source(writer, game, options)
+        if options.source is not None:
+            releases.check(source, options.source)
         document = _Document(game, source, options, report)
         rows = document.rows(items)
+        writer.free_slugs(Entry, document.parked)
         writer.write(game, "entry", rows["entry"])
+        writer.keep_old_addresses(document.moved())
         entries = document.entries_by_name(rows["entry"])
         # After the entries: an erratum may affect an entry further down the document.
         # An erratum's "see also" labels name the entries it changes; a question's, the
@@ -106,18 +111,27 @@ def write_items(items: list[ParsedItem], options: ImportOptions, report: ImportR
         writer.write(game, "question", rows["question"])
         if options.prune and source is not None:
             document.prune(writer)
+        report.changes = releases.changes_of(rows, document.before, document.removed)
+        if source is not None and options.source.version:
+            releases.record(writer, source, options.source, report.changes)
 
 
 class _Document:
     """One document's items as rows of its game and language."""
 
-    def __init__(
-        self, game: Game, source: Source | None, options: ImportOptions, report: ImportReport
-    ):
+    def __init__(self, game: Game, source: Source | None, options: ImportOptions, report: ImportReport):
         self.game, self.source, self.options, self.report = game, source, options, report
         self.kept: dict[str, set[str]] = defaultdict(set)  # type → slugs in the document
         self.stored: dict[str, dict] = {}  # type → slug → stored row
         self._sources: dict[int, str] | None = None  # the game's sources' titles, by id
+        # Numbered rules matched by identity (``identity``): item → the stored entry it is.
+        self.same: dict[int, Entry] = {}
+        # This source's numbered entries the new version does not have, by id.
+        self.gone: dict[int, Entry] = {}
+        self.parked: list[Entry] = []  # stored entries whose slug goes to another row
+        self.before: dict[int, tuple[str, str, str]] = {}  # stored row id → (number, title, text)
+        self.removed: list[tuple[str, object, int]] = []  # (type, row, id) pruned, as they were
+        self.moves: list[tuple[Entry, str]] = []  # (entry matched by identity, its old slug)
 
     def _match(self, item: ParsedItem) -> tuple[str, object | None]:
         """The item's slug and the stored row it updates (None: a row of its own is
@@ -129,9 +143,11 @@ class _Document:
             if slug not in self.kept[item.type]:
                 obj = self.stored[item.type].get(slug)
                 claim = self._claim(item, obj)
-                if claim != "clash":
+                if claim not in ("clash", "gone"):
                     break
-                if clash is None:
+                if claim == "gone":
+                    self.report.warnings.append(Warning(item.line, self._gone_message(item, obj)))
+                elif clash is None:
                     clash = obj
             slug, counter = _numbered(base, counter, MODELS[item.type]), counter + 1
         if base in self.kept[item.type]:
@@ -154,6 +170,8 @@ class _Document:
         warning) or "clash" (another source or another kind: left alone)."""
         if obj is None:
             return "new"
+        if item.type == "entry" and obj.pk in self.gone:
+            return "gone"
         if item.type == "entry" and obj.kind != item.entry_kind:
             return "clash"
         if obj.source_id is None:
@@ -184,10 +202,13 @@ class _Document:
         own = self.source.pk if self.source is not None else None
         if obj.source_id is not None and obj.source_id != own:
             values["source"] = self._source_title(obj.source_id)
-            return gettext(
-                "“%(title)s” is imported separately as “%(slug)s”: “%(taken)s” is %(existing)s "
-                "of another source, “%(source)s”."
-            ) % values
+            return (
+                gettext(
+                    "“%(title)s” is imported separately as “%(slug)s”: “%(taken)s” is %(existing)s "
+                    "of another source, “%(source)s”."
+                )
+                % values
+            )
         if obj.source_id is None:
             origin = gettext("no source")
         else:
@@ -196,6 +217,12 @@ class _Document:
             "“%(title)s” is imported separately as “%(slug)s”: “%(taken)s” is %(existing)s "
             "(%(origin)s), another kind of entry."
         ) % {**values, "origin": origin}
+
+    def _gone_message(self, item: ParsedItem, obj) -> str:
+        return gettext(
+            "“%(title)s” is a new rule: the rule stored as %(number)s (“%(slug)s”) is not in this "
+            "version, and is kept until an import with --prune removes it."
+        ) % {"title": item.title, "number": obj.number, "slug": obj.slug}
 
     def _adopt_message(self, item: ParsedItem, obj) -> str:
         return gettext(
@@ -233,45 +260,106 @@ class _Document:
         for type_, model in MODELS.items():
             stored = model.objects.filter(game=self.game, language=language) if self.game.pk else []
             self.stored[type_] = {obj.slug: obj for obj in stored}
+        for type_, by_slug in self.stored.items():
+            for obj in by_slug.values():
+                self.before[id(obj)] = releases.state(type_, obj)
+        self._identify(items)
+        slugs = self._identity_slugs(items)  # before the other items: they keep their place
         rows: dict[str, list[Row]] = defaultdict(list)
         for order, item in enumerate(items):
-            slug, obj = self._match(item)
+            values = self._values(item, order)
+            if id(item) in self.same:
+                obj, slug = self.same[id(item)], slugs[id(item)]
+                values["slug"] = slug
+            else:
+                slug, obj = self._match(item)
             row = Row(
                 item.type,
                 item.title,
                 slug,
                 language,
-                self._values(item, order),
+                values,
                 obj=obj,
                 defaults={"status": self.options.status},
                 item=item,
             )
             rows[item.type].append(row)
+        if self.options.prune:  # a pruned rule's address may go to a new rule now
+            self.parked.extend(obj for obj in self.gone.values() if obj.slug in self.kept["entry"])
         for type_, planned in rows.items():
             for row in planned:
                 self._fit(MODELS[type_], row)
         self._parents(rows["entry"])
         return rows
 
+    def _identify(self, items: list[ParsedItem]) -> None:
+        """Which numbered items are which of this source's stored numbered entries
+        (``identity``): the same rule, though renumbered or reworded. The stored entries
+        found are taken out of the slug matching; those not found are "gone"."""
+        if self.source is None or self.source.pk is None:
+            return
+        own = [e for e in self.stored["entry"].values() if e.source_id == self.source.pk and e.number]
+        numbered = [item for item in items if item.type == "entry" and item.number]
+        if not own or not numbered:
+            return
+        pairs = identity.match(
+            [identity.Rule(e.pk, e.number, identity.text_of(e.body, e.title)) for e in own],
+            [identity.Rule(id(item), item.number, identity.text_of(item.body, item.title)) for item in numbered],
+        )
+        by_pk = {e.pk: e for e in own}
+        self.same = {key: by_pk[pk] for key, pk in pairs.items()}
+        found = set(pairs.values())
+        self.gone = {e.pk: e for e in own if e.pk not in found}
+        for entry in self.same.values():
+            del self.stored["entry"][entry.slug]
+        if self.options.prune:
+            for entry in self.gone.values():
+                del self.stored["entry"][entry.slug]
+
+    def _identity_slugs(self, items: list[ParsedItem]) -> dict[int, str]:
+        """The slug of each item matched by identity: made from its new title when the
+        stored slug was made from the old one (a renumbered "Combat 7.3a" moves to
+        "combat-7-4a"), else the stored one; never one another row keeps."""
+        slugs: dict[int, str] = {}
+        for item in items:
+            obj = self.same.get(id(item))
+            if obj is None:
+                continue
+            base = slugify_title(item.title) if slug_was_made_from(obj.slug, obj.title) else obj.slug
+            candidates = [base, obj.slug]
+            slug = next((s for s in candidates if self._free(s)), None)
+            counter = 2
+            while slug is None:
+                slug = _numbered(base, counter, Entry) if self._free(_numbered(base, counter, Entry)) else None
+                counter += 1
+            if slug != obj.slug:
+                self.parked.append(obj)
+                self.moves.append((obj, obj.slug))
+            self.kept["entry"].add(slug)
+            slugs[id(item)] = slug
+        return slugs
+
+    def _free(self, slug: str) -> bool:
+        """No item has taken ``slug`` and no stored entry that stays where it is has it."""
+        return slug not in self.kept["entry"] and slug not in self.stored["entry"]
+
+    def moved(self) -> list[tuple[Entry, str]]:
+        """(entry, its old slug) for every entry matched by identity whose slug moved."""
+        return self.moves
+
     def _fit(self, model, row: Row) -> None:
         """Shorten what is longer than its column (PostgreSQL would refuse it); a shortened
         title or question is kept whole as the first paragraph of the body."""
         body_field = BODY_FIELD[row.type]
         for name, value in list(row.values.items()):
-            limit = (
-                getattr(model._meta.get_field(name), "max_length", None)
-                if isinstance(value, str)
-                else None
-            )
+            limit = getattr(model._meta.get_field(name), "max_length", None) if isinstance(value, str) else None
             if limit is None or len(value) <= limit:
                 continue
             short = value[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
             row.values[name] = short
             if name in ("title", "question"):
                 row.values[body_field] = f"{value}\n\n{row.values[body_field]}".strip()
-            self.report.warnings.append(
-                Warning(row.item.line, f"{name} shortened to {limit} characters: {short!r}")
-            )
+            self.report.warnings.append(Warning(row.item.line, f"{name} shortened to {limit} characters: {short!r}"))
 
     def _parents(self, rows: list[Row]) -> None:
         """Each entry's parent: a row of this document (``Row.parent``), else a stored
@@ -303,9 +391,7 @@ class _Document:
             parent = by_title.get(normalize_label(row.item.parent))
             if parent is None:
                 self.report.warnings.append(
-                    Warning(
-                        row.item.line, f"{row.item.title!r}: no parent section {row.item.parent!r}"
-                    )
+                    Warning(row.item.line, f"{row.item.title!r}: no parent section {row.item.parent!r}")
                 )
             row.values["parent"] = parent
 
@@ -335,9 +421,7 @@ class _Document:
             for label in labels:
                 entry = by_name.get(normalize_label(label))
                 if entry is None:
-                    self.report.warnings.append(
-                        Warning(item.line, f"{item.title!r}: no entry {label!r} {verb}")
-                    )
+                    self.report.warnings.append(Warning(item.line, f"{item.title!r}: no entry {label!r} {verb}"))
                 else:
                     wanted[entry.pk or id(entry)] = entry  # a dry run's new entry has no id
             row.relations = {relation: list(wanted.values())}
@@ -354,6 +438,9 @@ class _Document:
                 .objects.filter(game=self.game, language=self.options.language, source=self.source)
                 .exclude(slug__in=self.kept[type_])
             )
+            # A pruned rule parked on a temporary slug is named by the one it had.
+            stale = [self.gone.get(obj.pk, obj) if type_ == "entry" else obj for obj in stale]
+            self.removed.extend((type_, obj, obj.pk) for obj in stale)  # a deleted row has no pk
             writer.delete(type_, stale, attrgetter("question" if type_ == "question" else "title"))
 
 
@@ -376,13 +463,9 @@ def _game(writer: RowWriter, options: ImportOptions) -> Game:
     game = Game.objects.filter(slug=options.game).first()
     details = dict(options.game_details)
     if game is None and not options.game_name:
-        raise ImportRulesError(
-            f"unknown game {options.game!r}: give its name (--game-name) to create it"
-        )
+        raise ImportRulesError(f"unknown game {options.game!r}: give its name (--game-name) to create it")
     values = {"name": options.game_name, **details} if options.game_name else details
-    return writer.save_one(
-        "game", Game, game, {"slug": options.game}, values, options.game_name or "", report=False
-    )
+    return writer.save_one("game", Game, game, {"slug": options.game}, values, options.game_name or "", report=False)
 
 
 def _source(writer: RowWriter, game: Game, options: ImportOptions) -> Source | None:
@@ -398,9 +481,7 @@ def _source(writer: RowWriter, game: Game, options: ImportOptions) -> Source | N
         "url": info.url,
         "attribution": info.attribution,
     }
-    source = (
-        Source.objects.filter(game=game, language=options.language, title=info.title).first() if game.pk else None
-    )
+    source = Source.objects.filter(game=game, language=options.language, title=info.title).first() if game.pk else None
     if source is not None and not info.update_existing:
         return source
     identity = {"game": game, "language": options.language, "title": info.title}

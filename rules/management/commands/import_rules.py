@@ -2,16 +2,23 @@
 
     python manage.py import_rules PATH --game SLUG --language LANG --kind KIND
         [--game-name NAME] [--source-title TITLE] [--page N] [--status STATUS]
+        [--source-version V [--effective-date D] [--published-date D] [--release-notes TEXT]]
         [--prune] [--dry-run] [--format text|json]
+
+With ``--source-version`` the document is that version of the source: a new version
+label makes a release of it, which lists exactly what changed (``rules.importing.releases``);
+numbered rules are matched by their text, so a renumbered rule stays the same entry.
 
 PATH is a text file (UTF-8, Windows-1252, Latin-2 …), Markdown, a PDF with a text
 layer, or a rulesite JSON export (``export_rules``), or ``-`` for standard input. The
 whole document is written in one transaction or not at all.
 """
 
+import argparse
 import json
 import sys
 from dataclasses import asdict
+from datetime import date
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -45,6 +52,18 @@ class Command(BaseCommand):
         )
         parser.add_argument("--game-name", help="Create the game with this name if it does not exist.")
         parser.add_argument("--source-title", help="The source document's title (default: the file name).")
+        parser.add_argument(
+            "--source-version",
+            default="",
+            help="The version of the source this document is (a release: its changes are listed and kept).",
+        )
+        parser.add_argument(
+            "--effective-date", type=_day, help="The day the version takes effect, YYYY-MM-DD (default: published)."
+        )
+        parser.add_argument(
+            "--published-date", type=_day, help="The day the version was published, YYYY-MM-DD (default: today)."
+        )
+        parser.add_argument("--release-notes", default="", help="Notes on the version, shown on its page.")
         parser.add_argument("--page", default="", help="The page the text comes from.")
         parser.add_argument(
             "--status",
@@ -67,12 +86,25 @@ class Command(BaseCommand):
             data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
         except OSError as error:
             raise CommandError(f"cannot read {path}: {error.strerror}") from error
+        if (options["effective_date"] or options["published_date"] or options["release_notes"]) and not options[
+            "source_version"
+        ]:
+            raise CommandError(
+                "--effective-date, --published-date and --release-notes describe a version: "
+                "give --source-version"
+            )
         import_options = ImportOptions(
             game=options["game"],
             language=options["language"] or "",
             kind=options["kind"],
             source=(
-                SourceInfo(title=options["source_title"] or Path(path).stem)
+                SourceInfo(
+                    title=options["source_title"] or Path(path).stem,
+                    version=options["source_version"],
+                    published_on=options["published_date"],
+                    effective_on=options["effective_date"],
+                    notes=options["release_notes"],
+                )
                 if path != "-" or options["source_title"]
                 else None
             ),
@@ -130,7 +162,11 @@ def report_as_json(report) -> dict:
         "updated": report.updated,
         "unchanged": report.unchanged,
         "deleted": report.deleted,
-        "changes": [
+        "release": report.release or None,
+        # What changed, by identity (rules.importing.releases): unchanged items are not listed.
+        "changes": [change_as_json(line) for line in report.changes],
+        # Field by field, what the import wrote to each row it updated (its bookkeeping too).
+        "updates": [
             {
                 "type": o.type,
                 "title": o.title,
@@ -143,3 +179,19 @@ def report_as_json(report) -> dict:
         "repairs": [asdict(repair) for repair in report.repairs],
         "warnings": [asdict(warning) for warning in report.warnings],
     }
+
+
+def change_as_json(line) -> dict:
+    """One line of the change list: ``change``, ``number``, ``title`` (and
+    ``previous_number`` where the number changed), with the item's type and slug."""
+    out = {"type": line.type, "change": line.change, "number": line.number, "title": line.title, "slug": line.slug}
+    if line.previous_number and line.previous_number != line.number and line.change != "removed":
+        out["previous_number"] = line.previous_number
+    return out
+
+
+def _day(value: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a date of the form YYYY-MM-DD") from error

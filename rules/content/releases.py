@@ -1,0 +1,186 @@
+"""Releases of a source: each version a publisher issues, and exactly what it changed.
+
+A ``Release`` is one version of a source (a rules reference reissued in March, the FAQ
+of 1.4): its label, when it was published and from when it applies, and the list of
+what it changed (``ReleaseChange``): rules added, changed (with a word diff), removed
+and renumbered (old number → new), errata and FAQ questions added. The importer makes
+both (``rules.importing.releases``); pages and the API read them.
+
+**What a release stores is enough to read the source as it was.** A change keeps the
+item's state *before* the release (number, title, text). So an entry's text as of
+release R is the state before the first change to it in a release after R, or, when
+no later release changed it, its current text; an entry first "added" after R did
+not exist then. Releases store only what changed: an unchanged re-import stores
+nothing, and the first release of a source lists its entries as added (its texts are
+the entries' current ones until a later release changes them).
+
+**An entry keeps its identity across releases** (same row, same id): a rule renumbered
+from 7.3a to 7.4a is the same entry, and ``previous_numbers`` says until which release
+it was 7.3a, which is how an old citation finds it (``former_number``).
+
+The as-of reading follows the releases, not every moderator's edit between them (those
+are in the entry's history): a release is what the publisher printed.
+"""
+
+from dataclasses import dataclass
+from datetime import date
+
+from django.db import models
+from django.urls import reverse
+from django.utils import timezone, translation
+from django.utils.translation import gettext_lazy as _
+
+from ..shared.languages import ui_language_for
+from .models import Source
+
+
+class ReleaseQuerySet(models.QuerySet):
+    def in_order(self):
+        return self.order_by("source_id", "sequence")
+
+    def as_of(self, source: Source, label: str) -> "Release | None":
+        """The release of ``source`` a reader means by ``label``: its version label, or a
+        date (``YYYY-MM-DD``: the last release in effect on that day)."""
+        releases = self.filter(source=source)
+        release = releases.filter(version=label).first()
+        if release is not None:
+            return release
+        try:
+            day = date.fromisoformat(label)
+        except ValueError:
+            return None
+        return releases.filter(effective_on__lte=day).order_by("-sequence").first()
+
+
+class Release(models.Model):
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="releases", verbose_name=_("source"))
+    # The position among the source's releases: 1, 2, 3 … in the order they were imported.
+    sequence = models.PositiveIntegerField(_("sequence"), editable=False)
+    version = models.CharField(_("version"), max_length=100)
+    published_on = models.DateField(_("published on"), null=True, blank=True)
+    effective_on = models.DateField(_("effective from"), null=True, blank=True)
+    notes = models.TextField(_("notes"), blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ReleaseQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["source", "sequence"]
+        verbose_name = _("release")
+        verbose_name_plural = _("releases")
+        constraints = [
+            models.UniqueConstraint(fields=["source", "version"], name="unique_release_version"),
+            models.UniqueConstraint(fields=["source", "sequence"], name="unique_release_sequence"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source.title} {self.version}"
+
+    @property
+    def upcoming(self) -> bool:
+        """Announced, with an effective date still ahead."""
+        return self.effective_on is not None and self.effective_on > timezone.localdate()
+
+    def get_absolute_url(self) -> str:
+        """Its "what changed" page, with the UI in the source's language."""
+        with translation.override(ui_language_for(self.source.language)):
+            return reverse("rules:release", kwargs={"game": self.source.game.slug, "pk": self.pk})
+
+
+class ReleaseChange(models.Model):
+    class Kind(models.TextChoices):
+        ADDED = "added", _("added")
+        CHANGED = "changed", _("changed")
+        RENUMBERED = "renumbered", _("renumbered")
+        REMOVED = "removed", _("removed")
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="changes")
+    item_type = models.CharField(max_length=16)  # entry | erratum | question
+    # The item's id: no foreign key, as a removed item's change outlives it.
+    item_id = models.PositiveBigIntegerField()
+    change = models.CharField(max_length=16, choices=Kind.choices)
+    order = models.PositiveIntegerField(default=0)  # the document's order
+    number = models.CharField(max_length=32, blank=True)
+    title = models.CharField(max_length=300)
+    slug = models.CharField(max_length=200, blank=True)
+    # The state before this release (empty for "added"): what as-of readings show.
+    previous_number = models.CharField(max_length=32, blank=True)
+    previous_title = models.CharField(max_length=300, blank=True)
+    previous_text = models.TextField(blank=True)
+    diff_html = models.TextField(blank=True)  # "changed": the word diff, escaped
+
+    class Meta:
+        ordering = ["release", "order", "pk"]
+        indexes = [
+            models.Index(fields=["item_type", "item_id"]),
+            models.Index(fields=["previous_number"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.change} {self.number or self.previous_number} {self.title}"
+
+
+@dataclass(frozen=True)
+class FormerNumber:
+    number: str
+    until: Release  # the first release in which the rule had another number
+
+
+def previous_numbers(entry_id: int) -> list[FormerNumber]:
+    """The numbers an entry had before, oldest first, each with the release that ended it."""
+    changes = (
+        ReleaseChange.objects.filter(item_type="entry", item_id=entry_id)
+        .exclude(previous_number="")
+        .exclude(change=ReleaseChange.Kind.ADDED)
+        .select_related("release__source__game")
+        .order_by("release__sequence", "pk")
+    )
+    return [FormerNumber(c.previous_number, c.release) for c in changes if c.previous_number != c.number]
+
+
+def former_number(game_id: int, language: str, number: str) -> ReleaseChange | None:
+    """The latest release change that took ``number`` from a rule (it was renumbered or
+    reworded under a new number), or None: where an old citation of ``number`` went."""
+    return (
+        ReleaseChange.objects.filter(
+            release__source__game_id=game_id,
+            release__source__language=language,
+            item_type="entry",
+            previous_number=number,
+            change__in=[ReleaseChange.Kind.RENUMBERED, ReleaseChange.Kind.CHANGED],
+        )
+        .exclude(number=number)
+        .select_related("release")
+        .order_by("-release__created_at", "-pk")
+        .first()
+    )
+
+
+@dataclass(frozen=True)
+class EntryAsOf:
+    """An entry as a release had it: ``exists`` False when it came later."""
+
+    exists: bool
+    number: str = ""
+    title: str = ""
+    text: str = ""
+    current: bool = True  # the text is the entry's current text
+
+
+def entry_as_of(entry, release: Release) -> EntryAsOf:
+    """``entry`` as ``release`` had it (see the module docstring)."""
+    later = (
+        ReleaseChange.objects.filter(
+            item_type="entry",
+            item_id=entry.pk,
+            release__source_id=release.source_id,
+            release__sequence__gt=release.sequence,
+        )
+        .order_by("release__sequence", "pk")
+        .first()
+    )
+    if later is None:
+        return EntryAsOf(True, entry.number, entry.title, entry.body, current=True)
+    if later.change == ReleaseChange.Kind.ADDED:
+        return EntryAsOf(False)
+    return EntryAsOf(True, later.previous_number, later.previous_title, later.previous_text, current=False)
