@@ -33,6 +33,7 @@ from django_filters import fields as filter_fields
 from django_filters.rest_framework import DjangoFilterBackend
 
 from rules.content.models import Entry, EntryRedirect, Erratum, Game, Source
+from rules.content.releases import Release, renumbered_from
 from rules.shared.languages import CONTENT_LANGUAGES
 
 # "2024-05-01T10:00:00+02:00" pasted unencoded into a query string arrives with the "+"
@@ -229,6 +230,18 @@ class SourceFilter(PublishedItemFilterSet):
         fields = ["game", "language", "kind", "official", "updated_after"]
 
 
+class ReleaseFilter(StrictFilterSet):
+    game = TextFilter(field_name="source__game__slug", max_length=100, help_text="Game slug.")
+    language = StrictChoiceFilter(
+        field_name="source__language", choices=CONTENT_LANGUAGES, help_text="The source's language."
+    )
+    source = filters.NumberFilter(field_name="source_id", help_text="Source id.")
+
+    class Meta:
+        model = Release
+        fields = ["game", "language", "source"]
+
+
 class EntryFilter(PublishedItemFilterSet):
     """``slug`` with ``game`` and ``language`` finds one entry: slugs are unique only per
     game and language, which is why the detail endpoint is keyed by id. A former slug
@@ -242,13 +255,23 @@ class EntryFilter(PublishedItemFilterSet):
         "shows the current slug.",
     )
 
+    number = TextFilter(
+        max_length=32,
+        method="filter_number",
+        help_text="Rule number, e.g. 601.2a: the entry with that number, and the one that had it until a "
+        "release renumbered it (its previous_numbers say so), so an old citation still resolves.",
+    )
+
     def filter_slug(self, queryset, name, value):
         former = EntryRedirect.objects.filter(old_slug=value).values("entry_id")
         return queryset.filter(Q(slug=value) | Q(pk__in=former))
 
+    def filter_number(self, queryset, name, value):
+        return queryset.filter(Q(number=value) | Q(pk__in=renumbered_from(value)))
+
     class Meta:
         model = Entry
-        fields = ["game", "language", "kind", "slug", "updated_after"]
+        fields = ["game", "language", "kind", "slug", "number", "updated_after"]
 
 
 class ErratumFilter(PublishedItemFilterSet):

@@ -78,6 +78,11 @@ class Links:
             template = self._pages[game_slug, language] = entry_path_template(game_slug, language)
         return self.base + template.format(slug=slug)
 
+    def release_page(self, game_slug: str, language: str, pk: int) -> str:
+        """A release's "what changed" page, with the UI in the source's language."""
+        with translation.override(ui_language_for(language)):
+            return self.base + reverse("rules:release", kwargs={"game": game_slug, "pk": pk})
+
 
 def timestamp(value: datetime.datetime) -> str:
     """A stored time as every timestamp of the API writes it (``DateTimeField`` with the
@@ -290,6 +295,76 @@ class OptionalURLField(serializers.CharField):
     ``URLField``, next to the schema given here, and "" is no URI."""
 
 
+class ReleaseSummarySerializer(serializers.Serializer):
+    """A release of a source: its label, dates and page; ``url`` has its change list."""
+
+    id = serializers.IntegerField()
+    url = serializers.URLField(help_text="The release with its change list.")
+    version = serializers.CharField()
+    published_date = serializers.DateField(allow_null=True)
+    effective_date = serializers.DateField(allow_null=True)
+    upcoming = serializers.BooleanField(help_text="Its effective date is still ahead.")
+    html_url = serializers.URLField(help_text="Its \"what changed\" page.")
+
+
+def release_summary(release, urls: "Links") -> dict:
+    return {
+        "id": release.pk,
+        "url": urls.api("api:release-detail", release.pk),
+        "version": release.version,
+        "published_date": release.published_on.isoformat() if release.published_on else None,
+        "effective_date": release.effective_on.isoformat() if release.effective_on else None,
+        "upcoming": release.upcoming,
+        "html_url": urls.release_page(release.source.game.slug, release.source.language, release.pk),
+    }
+
+
+class ReleaseListSerializer(ReleaseSummarySerializer):
+    source = serializers.IntegerField()
+
+    def to_representation(self, release) -> dict:
+        return {**release_summary(release, links(self.context)), "source": release.source_id}
+
+
+class ReleaseChangeSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["entry", "erratum", "question"])
+    id = serializers.IntegerField(help_text="The item's id (a removed item's is no longer served).")
+    change = serializers.ChoiceField(choices=["added", "changed", "renumbered", "removed"])
+    number = serializers.CharField(help_text='"" for an item without a number; a removed rule\'s last number.')
+    previous_number = serializers.CharField(allow_null=True, help_text="Where the number changed: the one before.")
+    title = serializers.CharField()
+    diff_html = serializers.CharField(allow_null=True, help_text="changed: the word diff (<del>, <ins>).")
+
+
+class ReleaseSerializer(ReleaseSummarySerializer):
+    """A release with exactly what it changed."""
+
+    source = serializers.IntegerField()
+    notes = serializers.CharField()
+    changes = ReleaseChangeSerializer(many=True)
+
+    def to_representation(self, release) -> dict:
+        return {
+            **release_summary(release, links(self.context)),
+            "source": release.source_id,
+            "notes": release.notes,
+            "changes": [
+                {
+                    "type": change.item_type,
+                    "id": change.item_id,
+                    "change": change.change,
+                    "number": change.number,
+                    "previous_number": change.previous_number
+                    if change.previous_number and change.previous_number != change.number and change.change != "removed"
+                    else None,
+                    "title": change.title,
+                    "diff_html": change.diff_html or None,
+                }
+                for change in release.changes.all()
+            ],
+        }
+
+
 class SourceSerializer(serializers.ModelSerializer):
     url = serializers.HyperlinkedIdentityField(view_name="api:source-detail")
     game = serializers.SlugRelatedField(slug_field="slug", read_only=True)
@@ -299,13 +374,28 @@ class SourceSerializer(serializers.ModelSerializer):
         help_text='Where the document itself is; "" when that is not known.',
     )
     updated_at = UpdatedAtField()
+    releases = serializers.SerializerMethodField(
+        help_text="Its releases, latest first (each one's url lists its changes)."
+    )
 
     class Meta:
         model = Source
         fields = [
             "id", "url", "game", "language", "title", "kind", "version", "official",
-            "source_url", "attribution", "updated_at",
+            "source_url", "attribution", "releases", "updated_at",
         ]  # fmt: skip
+
+    @extend_schema_field(ReleaseSummarySerializer(many=True))
+    def get_releases(self, source: Source) -> list[dict]:
+        urls = links(self.context)
+        return [release_summary(release, urls) for release in source.releases.all()]
+
+
+class FormerNumberSerializer(serializers.Serializer):
+    number = serializers.CharField()
+    until = serializers.CharField(help_text="The version of the release from which it had another number.")
+    until_effective_date = serializers.DateField(allow_null=True)
+    release_html_url = serializers.URLField()
 
 
 class NavigationSerializer(serializers.Serializer):
@@ -381,6 +471,12 @@ class EntrySerializer(serializers.ModelSerializer):
     translation_status = serializers.SerializerMethodField(help_text="Null when it is no translation.")
     navigation = serializers.SerializerMethodField(help_text="Null when it is in no reading order.")
     anchors = serializers.SerializerMethodField(help_text="Rules inside the body that can be linked to.")
+    previous_numbers = FormerNumberSerializer(
+        many=True, read_only=True, help_text="Numbers it had before a release renumbered it, oldest first."
+    )
+    as_of = serializers.CharField(
+        allow_null=True, read_only=True, help_text="With ?as_of=: the release whose text this is; else null."
+    )
     updated_at = UpdatedAtField()
 
     class Meta:
@@ -389,7 +485,8 @@ class EntrySerializer(serializers.ModelSerializer):
             "id", "url", "html_url", "game", "language", "title", "slug", "aliases", "kind",
             "number", "parent", "body", "body_html", "cross_references", "referenced_by",
             "children", "translations", "errata", "faq_questions", "source", "page",
-            "is_fragment", "corrections", "translation_status", "navigation", "anchors", "updated_at",
+            "is_fragment", "corrections", "translation_status", "navigation", "anchors", "previous_numbers",
+            "as_of", "updated_at",
         ]  # fmt: skip
 
     # The declared fields above describe this shape for the schema; this builds it from a
@@ -459,6 +556,16 @@ class EntrySerializer(serializers.ModelSerializer):
             "translation_status": self.translation_status_of(entry["translation_status"], link),
             "navigation": self.navigation_of(related.get("navigation"), summary),
             "anchors": self.anchors_of(entry["body_html"], urls.entry_page(game_slug, language, entry["slug"])),
+            "previous_numbers": [
+                {
+                    "number": former["number"],
+                    "until": former["until"]["version"],
+                    "until_effective_date": former["until"]["effective_on"],
+                    "release_html_url": urls.release_page(game_slug, language, former["until"]["id"]),
+                }
+                for former in related.get("previous_numbers", [])
+            ],
+            "as_of": None,
             "updated_at": timestamp(entry.get("public_updated_at") or entry["updated_at"]),
         }
 

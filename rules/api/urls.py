@@ -14,5 +14,6 @@ router.register("games", views.GameViewSet, basename="game")
 router.register("sources", views.SourceViewSet, basename="source")
 router.register("entries", views.EntryViewSet, basename="entry")
 router.register("errata", views.ErratumViewSet, basename="erratum")
+router.register("releases", views.ReleaseViewSet, basename="release")
 
 urlpatterns = router.urls

@@ -6,13 +6,17 @@ serializer shows in a fixed number of queries, whatever the page size.
 """
 
 from django.db.models import Prefetch
-from django.http import JsonResponse
+from django.http import Http404, JsonResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.viewsets import ReadOnlyModelViewSet
 
 from rules.content.models import Entry, Erratum, Game, Source
+from rules.content.releases import Release, entry_as_of
 from rules.derived.models import FeedKind, PublicItem
+from rules.derived.rendering import absolute_links
+from rules.shared.markdown import render_markdown
 
 from . import filters, serializers
 from .pagination import ListPagination
@@ -93,9 +97,24 @@ class SourceViewSet(APIv1Settings, ReadOnlyModelViewSet):
         return (
             Source.objects.published()
             .select_related("game")
+            .prefetch_related(Prefetch("releases", queryset=Release.objects.order_by("-sequence")))
             .annotate(public_updated_at=PublicItem.changed_at_of(FeedKind.SOURCE))
             .order_by("game__name", "language", "title", "pk")
         )
+
+
+class ReleaseViewSet(APIv1Settings, ReadOnlyModelViewSet):
+    """Releases of sources (each version a publisher issued), latest first; an item
+    lists exactly what that version changed (``rules.content.releases``)."""
+
+    filterset_class = filters.ReleaseFilter
+
+    def get_serializer_class(self):
+        return serializers.ReleaseSerializer if self.action == "retrieve" else serializers.ReleaseListSerializer
+
+    def get_queryset(self):
+        releases = Release.objects.select_related("source__game").order_by("-created_at", "-pk")
+        return releases.prefetch_related("changes") if self.action == "retrieve" else releases
 
 
 class EntryViewSet(EntryPreviewActions, APIv1Settings, ReadOnlyModelViewSet):
@@ -108,6 +127,38 @@ class EntryViewSet(EntryPreviewActions, APIv1Settings, ReadOnlyModelViewSet):
 
     serializer_class = serializers.EntrySerializer
     filterset_class = filters.EntryFilter
+    query_params = {**EntryPreviewActions.query_params, "retrieve": ("as_of",)}
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "as_of",
+                str,
+                description="A release of the entry's source (its version, or a date YYYY-MM-DD: the release "
+                "in effect that day): the number, title and text as that release had them. 404 when there is "
+                "no such release, or the entry was not in it.",
+            )
+        ]
+    )
+    def retrieve(self, request, *args, **kwargs):
+        response = super().retrieve(request, *args, **kwargs)
+        label = request.query_params.get("as_of", "").strip()[:100]
+        if not label:
+            return response
+        entry = Entry.objects.select_related("source").get(pk=response.data["id"])
+        release = Release.objects.as_of(entry.source, label) if entry.source_id else None
+        then = entry_as_of(entry, release) if release is not None else None
+        if then is None or not then.exists:
+            raise Http404("No such release of this entry's source, or the entry was not in it.")
+        if not then.current:
+            response.data.update(
+                number=then.number,
+                title=then.title,
+                body=then.text,
+                body_html=absolute_links(render_markdown(then.text), request),
+            )
+        response.data["as_of"] = release.version
+        return response
 
     def get_queryset(self):
         # Plain rows of the columns the JSON shows, game and source joined in; all it

@@ -16,7 +16,8 @@ the entries' current ones until a later release changes them).
 
 **An entry keeps its identity across releases** (same row, same id): a rule renumbered
 from 7.3a to 7.4a is the same entry, and ``previous_numbers`` says until which release
-it was 7.3a, which is how an old citation finds it (``former_number``).
+it was 7.3a (stored with the entry, ``rules.derived.relations``), which is how an old
+citation finds it (``former_number``).
 
 The as-of reading follows the releases, not every moderator's edit between them (those
 are in the entry's history): a release is what the publisher printed.
@@ -120,22 +121,18 @@ class ReleaseChange(models.Model):
         return f"{self.change} {self.number or self.previous_number} {self.title}"
 
 
-@dataclass(frozen=True)
-class FormerNumber:
-    number: str
-    until: Release  # the first release in which the rule had another number
-
-
-def previous_numbers(entry_id: int) -> list[FormerNumber]:
-    """The numbers an entry had before, oldest first, each with the release that ended it."""
-    changes = (
-        ReleaseChange.objects.filter(item_type="entry", item_id=entry_id)
-        .exclude(previous_number="")
-        .exclude(change=ReleaseChange.Kind.ADDED)
-        .select_related("release__source__game")
-        .order_by("release__sequence", "pk")
+def renumbered_from(number: str) -> models.QuerySet:
+    """The ids of the entries that had ``number`` until a release gave them another (a
+    subquery: ``Entry.objects.filter(pk__in=renumbered_from("7.3a"))``)."""
+    return (
+        ReleaseChange.objects.filter(
+            item_type="entry",
+            previous_number=number,
+            change__in=[ReleaseChange.Kind.RENUMBERED, ReleaseChange.Kind.CHANGED],
+        )
+        .exclude(number=number)
+        .values("item_id")
     )
-    return [FormerNumber(c.previous_number, c.release) for c in changes if c.previous_number != c.number]
 
 
 def former_number(game_id: int, language: str, number: str) -> ReleaseChange | None:

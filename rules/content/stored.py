@@ -141,6 +141,35 @@ class EntryRelations:
         return [ErratumOnPage(**item) for item in self.data.get("errata", [])]
 
     @cached_property
+    def releases(self) -> list["ReleaseStep"]:
+        """What each release of its source did to the entry, oldest first."""
+        return [self._release_step(item) for item in self.data.get("releases", [])]
+
+    @cached_property
+    def previous_numbers(self) -> list["FormerNumber"]:
+        """The numbers it had, each with the release that gave it another."""
+        return [
+            FormerNumber(item["number"], self._release(item["until"])) for item in self.data.get("previous_numbers", [])
+        ]
+
+    @cached_property
+    def number_before(self) -> "NumberBefore | None":
+        """The rule that had this entry's number until a release renumbered it."""
+        item = self.data.get("number_before")
+        if not item:
+            return None
+        return NumberBefore(self._entry(item), item["number_then"], self._release(item["until"]))
+
+    def _release(self, item: dict) -> "ReleaseLink":
+        return ReleaseLink(
+            item["id"], item["version"], date.fromisoformat(item["effective_on"]) if item["effective_on"] else None,
+            reverse("rules:release", kwargs={"game": self.entry.game.slug, "pk": item["id"]}),
+        )  # fmt: skip
+
+    def _release_step(self, item: dict) -> "ReleaseStep":
+        return ReleaseStep(self._release(item), item["change"], item["number"], item["previous_number"])
+
+    @cached_property
     def questions(self) -> list[QuestionOnPage]:
         return [QuestionOnPage(**item) for item in self.data.get("questions", [])]
 
@@ -158,6 +187,38 @@ class EntryRelations:
             ancestors=[self._entry(item) for item in place["ancestors"]],
             letter=place.get("letter", ""),
         )
+
+
+@dataclass(frozen=True)
+class ReleaseLink:
+    id: int
+    version: str
+    effective_on: date | None
+    url: str  # its "what changed" page
+
+    def get_absolute_url(self) -> str:
+        return self.url
+
+
+@dataclass(frozen=True)
+class ReleaseStep:
+    release: ReleaseLink
+    change: str  # added | changed | renumbered | removed
+    number: str
+    previous_number: str
+
+
+@dataclass(frozen=True)
+class FormerNumber:
+    number: str
+    until: ReleaseLink  # the release from which it had another number
+
+
+@dataclass(frozen=True)
+class NumberBefore:
+    entry: LinkedEntry  # the rule that had the number, as it is now
+    number: str
+    until: ReleaseLink
 
 
 @dataclass(frozen=True)

@@ -332,6 +332,10 @@ class _Document:
             while slug is None:
                 slug = _numbered(base, counter, Entry) if self._free(_numbered(base, counter, Entry)) else None
                 counter += 1
+            holder = self.stored["entry"].get(slugify_title(item.title))
+            if slug != slugify_title(item.title) and holder is not None and self._claim(item, holder) == "clash":
+                # The same clash as when the rule was first imported, said the same way.
+                self.report.warnings.append(Warning(item.line, self._clash_message(item, holder, slug)))
             if slug != obj.slug:
                 self.parked.append(obj)
                 self.moves.append((obj, obj.slug))

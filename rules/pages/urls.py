@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import feeds, rulebook_views, views
+from . import feeds, releases, rulebook_views, views
 from .http import public_page
 
 app_name = "rules"
@@ -12,6 +12,7 @@ urlpatterns = [
     path("games/<slug:game>/rules/<slug:slug>/", views.entry_detail, name="entry"),
     path("games/<slug:game>/rules/<slug:slug>/compare/<slug:language>/", views.entry_compare, name="entry-compare"),
     path("games/<slug:game>/errata/", views.errata_list, name="errata"),
+    path("games/<slug:game>/releases/<int:pk>/", releases.release_detail, name="release"),
     # Reading straight through (rules.content.rulebook, rules.builds.booklet): contents, printed booklets.
     path("games/<slug:game>/rules/", rulebook_views.contents, name="contents"),
     path("games/<slug:game>/print/<slug:part>/", rulebook_views.booklet, name="booklet"),

@@ -10,6 +10,7 @@ from ..content.addresses import CONTENT_PARAMETER, entry_url_template
 from ..content.models import Entry, EntryRedirect, Erratum, Game, Source
 from ..content.prepared import PreparedQuery
 from ..content.querysets import Status
+from ..content.releases import Release
 from ..search import QueryTooLong
 from ..search import search as search_service
 from ..shared.collation import sort_by_title
@@ -17,6 +18,7 @@ from . import parallel
 from .forms import SearchForm
 from .http import public_page
 from .page_context import entry_page_context, game_contents, game_context
+from .releases import AS_OF_PARAMETER, as_of_context
 
 
 @public_page()
@@ -42,9 +44,9 @@ def game_detail(request, game):
     context.update(
         {
             **game_contents(game, language),
-            "sources": Source.objects.filter(game=game, language=language).annotate(
-                entry_count=Count("entries", filter=Q(entries__status=Status.PUBLISHED))
-            ),
+            "sources": Source.objects.filter(game=game, language=language)
+            .annotate(entry_count=Count("entries", filter=Q(entries__status=Status.PUBLISHED)))
+            .prefetch_related(Prefetch("releases", queryset=Release.objects.order_by("-sequence"))),
             "errata_count": Erratum.objects.published().for_game(game).for_language(language).count(),
             "faq_count": game.faq_questions.filter(status=Status.PUBLISHED, language=language).count(),
         }
@@ -60,7 +62,7 @@ ENTRY_PAGE_VERSIONS = PreparedQuery(
 )
 
 
-@public_page(CONTENT_PARAMETER)
+@public_page(CONTENT_PARAMETER, AS_OF_PARAMETER)
 def entry_detail(request, game, slug):
     ui_language = translation.get_language()
     # One query: the entry with its game and source, and everything it shows of other
@@ -79,6 +81,7 @@ def entry_detail(request, game, slug):
             return redirect(entry_url_template(entry.game.slug).format(slug=translated.slug))
 
     context = entry_page_context(request, entry)
+    context.update(as_of_context(request, entry))  # ?as_of=: the text as a release had it
     return render(request, "rules/entry_detail.html", context)
 
 

@@ -1,0 +1,82 @@
+"""Releases for players: what a version changed, and an entry as a release had it.
+
+``release_detail`` is a release's "what changed" page: rules added, changed (word
+diff), renumbered (old → new) and removed, then errata and FAQ questions added. Each
+listed item links to its page when it is published now. ``entry_as_of`` is the context
+of ``?as_of=<version or date>`` on an entry's page: the text as that release of the
+entry's source had it, with a banner that says so and links to the current text.
+"""
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404, render
+
+from ..content.addresses import entry_url_template
+from ..content.models import Entry, Erratum
+from ..content.releases import Release, ReleaseChange, entry_as_of
+from ..shared.markdown import render_markdown
+from .http import public_page
+from .page_context import game_context
+
+AS_OF_PARAMETER = "as_of"
+# The sections of a release page, in order: (item type, change, heading key).
+SECTIONS = (
+    ("entry", "added"),
+    ("entry", "changed"),
+    ("entry", "renumbered"),
+    ("entry", "removed"),
+    ("erratum", "added"),
+    ("erratum", "changed"),
+    ("question", "added"),
+    ("question", "changed"),
+)
+
+
+@public_page()
+def release_detail(request, game, pk):
+    context = game_context(game)
+    release = get_object_or_404(
+        Release.objects.select_related("source__game"), pk=pk, source__game=context["game"]
+    )
+    changes = list(release.changes.all())
+    context.update({"release": release, "sections": _sections(release, changes), "change_count": len(changes)})
+    return render(request, "rules/release_detail.html", context)
+
+
+def _sections(release: Release, changes: list[ReleaseChange]) -> list[tuple[str, str, list]]:
+    """(item type, change, the changes) for each section with something in it; each
+    change has ``url``: its item's page when that is published now, else None."""
+    game = release.source.game
+    published = {
+        "entry": set(Entry.objects.published().filter(game=game).values_list("pk", flat=True)),
+        "erratum": set(Erratum.objects.published().filter(game=game).values_list("pk", flat=True)),
+        "question": set(game.faq_questions.filter(status="published").values_list("pk", flat=True)),
+    }
+    entry_url = entry_url_template(game.slug)
+    for change in changes:
+        change.url = None
+        if change.item_id in published.get(change.item_type, ()):
+            if change.item_type == "entry":
+                change.url = entry_url.format(slug=change.slug)
+    return [
+        (type_, kind, [c for c in changes if c.item_type == type_ and c.change == kind])
+        for type_, kind in SECTIONS
+        if any(c.item_type == type_ and c.change == kind for c in changes)
+    ]
+
+
+def as_of_context(request, entry) -> dict:
+    """The context an entry page adds for ``?as_of=``: nothing without it; the release
+    and the entry's number, title and text as it had them (or that it was not in it).
+    An unknown release is a 404 (a real page, in the reader's language)."""
+    label = request.GET.get(AS_OF_PARAMETER, "").strip()
+    if not label:
+        return {}
+    release = Release.objects.as_of(entry.source, label[:100]) if entry.source_id else None
+    if release is None:
+        raise Http404("No such release")
+    then = entry_as_of(entry, release)
+    return {
+        "as_of": release,
+        "as_of_entry": then,
+        "as_of_html": render_markdown(then.text) if then.exists and not then.current else None,
+    }

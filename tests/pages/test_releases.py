@@ -1,0 +1,124 @@
+"""Releases as players and API clients meet them: a release's "what changed" page, an
+entry's old numbers and history, ``?as_of=`` on the page and the API, old numbers.
+
+Built on the three versions of a numbered document under tests/importing/documents/
+releases (written apart from the code, with their expected change lists)."""
+
+import json
+import re
+
+import pytest
+
+from rules.content.models import Entry
+from rules.content.releases import Release
+from tests.importing.test_releases import DOCUMENTS, SETS, import_version
+
+NAME = SETS[0]
+EXPECTED = json.loads((DOCUMENTS / NAME / "expected.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def released(db):
+    for version in ("v1", "v2", "v3"):
+        import_version(NAME, version)
+    return {release.version: release for release in Release.objects.filter(source__game__slug=NAME)}
+
+
+def text(response) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.content.decode()))
+
+
+def moved_in(version: str) -> dict:
+    """A rule the version renumbered (same text, new number), from the expected list."""
+    return next(line for line in EXPECTED[version] if line["change"] == "renumbered")
+
+
+def test_the_release_page_lists_what_changed(client, released):
+    response = client.get(released["v3"].get_absolute_url())
+    assert response.status_code == 200
+    page = text(response)
+    for heading, change in (
+        ("Rules added", "added"),
+        ("Rules changed", "changed"),
+        ("Rules renumbered", "renumbered"),
+        ("Rules removed", "removed"),
+    ):
+        count = sum(1 for line in EXPECTED["v3"] if line["change"] == change)
+        assert f"{heading} ({count})" in page
+    renumbered = moved_in("v3")
+    assert f"{renumbered['previous_number']} → {renumbered['number']}" in page
+    html = response.content.decode()
+    assert "<del>" in html and "<ins>" in html  # the word diffs of the changed rules
+
+
+def test_the_game_page_links_each_release(client, released):
+    response = client.get(f"/en/games/{NAME}/")
+    for release in released.values():
+        assert release.get_absolute_url() in response.content.decode()
+
+
+def test_a_renumbered_rule_says_what_it_was_and_reads_as_it_was(client, released):
+    line = moved_in("v3")
+    entry = Entry.objects.get(game__slug=NAME, number=line["number"])
+    page = text(client.get(entry.get_absolute_url()))
+    assert f"Was {line['previous_number']} until v3." in page
+    assert "History across releases" in page
+
+    then = client.get(entry.get_absolute_url(), {"as_of": "v2"})
+    assert then.status_code == 200
+    shown = text(then)
+    assert "as it was in Comprehensive Rules v2" in shown
+    assert f"{line['previous_number']}." in shown  # its number then
+
+
+def test_as_of_a_release_before_the_rule_existed_says_so(client, released):
+    added = next(line for line in EXPECTED["v3"] if line["change"] == "added")
+    entry = Entry.objects.get(game__slug=NAME, number=added["number"])
+    page = text(client.get(entry.get_absolute_url(), {"as_of": "v1"}))
+    assert "was not yet in Comprehensive Rules v1" in page
+
+
+def test_as_of_an_unknown_release_is_a_real_404_page(client, released):
+    entry = Entry.objects.filter(game__slug=NAME).exclude(body="").first()
+    response = client.get(entry.get_absolute_url(), {"as_of": "v9"})
+    assert response.status_code == 404
+    assert "<html" in response.content.decode()
+
+
+def test_a_number_given_to_a_new_rule_points_to_where_the_old_rule_went(client, released):
+    # v2 removed a rule and renumbered the next one into its number (expected list).
+    taken = next(
+        line for line in EXPECTED["v2"]
+        if line["change"] == "renumbered"
+        and any(o["change"] == "renumbered" and o["number"] == line["previous_number"] for o in EXPECTED["v2"])
+    )  # fmt: skip
+    holder = Entry.objects.get(game__slug=NAME, number=taken["previous_number"])
+    moved = holder.relations["number_before"]
+    page = text(client.get(holder.get_absolute_url()))
+    assert f"The rule that was {taken['previous_number']} until" in page
+    assert moved["title"] in page
+
+
+def test_the_api_lists_releases_and_their_exact_changes(client, released):
+    source = released["v2"].source
+    data = client.get(f"/api/v1/sources/{source.pk}/").json()
+    assert [r["version"] for r in data["releases"]] == ["v3", "v2", "v1"]
+    detail = client.get(data["releases"][1]["url"]).json()
+    got = sorted((c["change"], c["number"], c["previous_number"] or "") for c in detail["changes"])
+    want = sorted((c["change"], c["number"], c.get("previous_number", "")) for c in EXPECTED["v2"])
+    assert got == want
+    assert detail["html_url"].endswith(released["v2"].get_absolute_url())
+
+
+def test_the_api_finds_an_old_number_and_reads_as_of(client, released):
+    line = moved_in("v3")
+    data = client.get("/api/v1/entries/", {"game": NAME, "number": line["previous_number"]}).json()
+    renumbered = [e for e in data["results"] if e["number"] == line["number"]]
+    assert len(renumbered) == 1
+    entry = renumbered[0]
+    assert {"number": line["previous_number"], "until": "v3"}.items() <= entry["previous_numbers"][-1].items()
+    old = client.get(entry["url"], {"as_of": "v2"}).json()
+    assert old["number"] == line["previous_number"] and old["as_of"] == "v2"
+    assert old["body"] == entry["body"]  # renumbered: the same text
+    missing = client.get(entry["url"], {"as_of": "nope"})
+    assert missing.status_code == 404 and "detail" in missing.json()
