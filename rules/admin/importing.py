@@ -135,6 +135,22 @@ class ImportForm(forms.Form):
         ),
         widget=forms.TextInput(attrs={"list": "import-source-titles", "class": "vTextField"}),
     )
+    source_version = forms.CharField(
+        label=_("Version"),
+        required=False,
+        max_length=100,
+        validators=[ProhibitUnstorableCharactersValidator()],
+        help_text=_(
+            "The version this document is (e.g. 1.4 or 2026-03). A new version makes a release of the source: "
+            "its page lists exactly which rules were added, changed, renumbered or removed."
+        ),
+    )
+    effective_date = forms.DateField(
+        label=_("Effective from"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
+        help_text=_("The day the version takes effect (default: today)."),
+    )
     page = forms.CharField(
         label=_("Page"), required=False, max_length=32, validators=[ProhibitUnstorableCharactersValidator()]
     )
@@ -153,7 +169,14 @@ class ImportForm(forms.Form):
     fieldsets = [
         (_("Document"), {"fields": ["file", "text"]}),
         (_("Game"), {"fields": ["game", "new_game_slug", "new_game_name"]}),
-        (_("Import"), {"fields": ["language", "kind", "source_title", "page", "status", "prune"]}),
+        (
+            _("Import"),
+            {
+                "fields": [
+                    "language", "kind", "source_title", "source_version", "effective_date", "page", "status", "prune",
+                ]
+            },
+        ),
     ]
 
     def __init__(self, *args, can_delete: bool = True, games=None, can_create_game: bool = True, **kwargs):
@@ -251,6 +274,8 @@ class ImportForm(forms.Form):
             "language": data["language"],
             "kind": data["kind"],
             "source_title": data["source_title"],
+            "source_version": data.get("source_version") or "",
+            "effective_date": data["effective_date"].isoformat() if data.get("effective_date") else None,
             "page": data["page"],
             "status": data.get("status") or Status.DRAFT,
             "prune": bool(data["prune"]) and self.can_delete,

@@ -10,6 +10,7 @@ import does what the preview showed (or says what differs).
 
 import logging
 import time
+from datetime import date
 
 from django.contrib.auth import get_user_model
 from django.utils import timezone, translation
@@ -41,18 +42,23 @@ def build_options(values: dict, *, dry_run: bool, user=None, progress=None) -> I
     existing = Source.objects.filter(
         game__slug=values["game"], language=values["language"], title=values["source_title"]
     ).first()
+    # A version named in the upload makes the import a release of the source
+    # (rules.importing.releases); without one, the source keeps the version it has.
+    version = values.get("source_version") or ""
+    effective = date.fromisoformat(values["effective_date"]) if values.get("effective_date") else None
     if existing:  # keep what the source already says about itself
         source = SourceInfo(
             title=existing.title,
             kind=existing.kind,
-            version=existing.version,
+            version=version,
             official=existing.official,
             url=existing.url,
             attribution=existing.attribution,
+            effective_on=effective,
         )
     else:
         kind = SOURCE_KIND.get(values["kind"], Source.Kind.RULES_REFERENCE)
-        source = SourceInfo(title=values["source_title"], kind=kind)
+        source = SourceInfo(title=values["source_title"], kind=kind, version=version, effective_on=effective)
     return ImportOptions(
         game=values["game"],
         game_name=values["game_name"],

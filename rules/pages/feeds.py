@@ -22,13 +22,14 @@ import datetime
 import uuid
 
 from django.contrib.syndication.views import Feed
-from django.db.models import Prefetch
+from django.db.models import Count, Prefetch
 from django.urls import reverse
 from django.utils import translation
 from django.utils.feedgenerator import Atom1Feed
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from ..content.models import CrossReference, Entry, Erratum
+from ..content.releases import Release
 from ..derived.rendering import for_ui_language
 from ..shared.languages import native_name
 from .page_context import game_context
@@ -187,3 +188,50 @@ class GameErrataFeed(GameFeed):
 
     def item_categories(self, item):
         return [str(item.get_kind_display())]  # correction, clarification, rule change
+
+
+class GameReleasesFeed(GameFeed):
+    """One item per release of the game's sources in its content language: what changed."""
+
+    def title(self, context):
+        return gettext("%(game)s: new versions of the rules") % {"game": context["game_name"]}
+
+    def subtitle(self, context):
+        return gettext("Releases in %(language)s, newest first, each with what it changed.") % {
+            "language": self.language_note(context)
+        }
+
+    def link(self, context):
+        return reverse("rules:game", kwargs={"game": context["game"].slug})
+
+    def items(self, context):
+        return (
+            Release.objects.filter(source__game=context["game"], source__language=context["content_language"])
+            .select_related("source__game")
+            .annotate(change_total=Count("changes"))
+            .order_by("-created_at", "-pk")[:FEED_LENGTH]
+        )
+
+    def item_title(self, item):
+        return f"{item.source.title} {item.version}"
+
+    def item_link(self, item):
+        return reverse("rules:release", kwargs={"game": item.source.game.slug, "pk": item.pk})
+
+    def item_description(self, item):
+        return ngettext("%(count)d change.", "%(count)d changes.", item.change_total) % {"count": item.change_total}
+
+    def item_extra_kwargs(self, item):
+        return {"language": item.source.language}
+
+    def item_guid(self, item):
+        return item_id("release", item.pk)
+
+    def item_updateddate(self, item):
+        return item.created_at
+
+    def item_pubdate(self, item):
+        day = item.effective_on or item.published_on
+        if day:
+            return datetime.datetime.combine(day, datetime.time.min, tzinfo=datetime.UTC)
+        return item.created_at

@@ -21,4 +21,5 @@ urlpatterns = [
     path("feeds/changes/", public_page()(feeds.SiteChangesFeed()), name="feed-changes"),
     path("games/<slug:game>/feeds/changes/", public_page()(feeds.GameChangesFeed()), name="game-feed-changes"),
     path("games/<slug:game>/feeds/errata/", public_page()(feeds.GameErrataFeed()), name="game-feed-errata"),
+    path("games/<slug:game>/feeds/releases/", public_page()(feeds.GameReleasesFeed()), name="game-feed-releases"),
 ]

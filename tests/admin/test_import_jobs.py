@@ -163,3 +163,20 @@ def test_a_job_is_its_moderators_alone(client_, game, django_user_model):
     assert client.get(url).status_code in (HTTPStatus.NOT_FOUND, HTTPStatus.FORBIDDEN)
     assert client.post(url, {"confirm": "1"}).status_code in (HTTPStatus.NOT_FOUND, HTTPStatus.FORBIDDEN)
     assert not Entry.objects.exists()
+
+
+def test_an_upload_with_a_version_makes_a_release_that_lists_what_changed(client_, game):
+    from rules.content.releases import Release
+
+    decide(client_, post(client_, RULEBOOK, kind="rulebook", source_title="Regelheft", source_version="1.0",
+                         game=game.pk))  # fmt: skip
+    run_background_tasks()
+    reworded = RULEBOOK.replace("\n", " \n", 1)  # the same rules: nothing changed
+    decide(client_, post(client_, reworded, kind="rulebook", source_title="Regelheft", source_version="1.1",
+                         effective_date="2030-01-01", game=game.pk))  # fmt: skip
+    run_background_tasks()
+    releases = list(Release.objects.filter(source__title="Regelheft").order_by("sequence"))
+    assert [r.version for r in releases] == ["1.0", "1.1"]
+    assert releases[0].changes.count() == Entry.objects.filter(source__title="Regelheft").count()
+    assert releases[1].changes.count() == 0
+    assert releases[1].effective_on == datetime.date(2030, 1, 1) and releases[1].upcoming

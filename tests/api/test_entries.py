@@ -123,6 +123,8 @@ def test_entry_detail_contract(client, world):
             "ancestors": [],
         },
         "anchors": [],
+        "previous_numbers": [],
+        "as_of": None,
         "updated_at": changed_at(du),
     }
 

@@ -52,8 +52,8 @@ QUERIES = {
     "/api/v1/entries/?language=en&kind=glossary&page_size=100": 3,
     # version, count, page (with entry counts), content languages
     "/api/v1/games/?page_size=100": 4,
-    # version, count, page (with game)
-    "/api/v1/sources/?page_size=100": 3,
+    # version, count, page (with game), releases
+    "/api/v1/sources/?page_size=100": 4,
     # version, count, page (with game and source), affected entries
     "/api/v1/errata/?page_size=100": 4,
     # version, count, page (with game and source), related entries

@@ -23,6 +23,7 @@ def test_source_detail_contract(client, world):
         "official": True,
         "source_url": "https://example.org/referenz.pdf",
         "attribution": "Asmodee",
+        "releases": [],
         "updated_at": changed_at(source),
     }
 

@@ -122,3 +122,13 @@ def test_the_api_finds_an_old_number_and_reads_as_of(client, released):
     assert old["body"] == entry["body"]  # renumbered: the same text
     missing = client.get(entry["url"], {"as_of": "nope"})
     assert missing.status_code == 404 and "detail" in missing.json()
+
+
+def test_the_game_s_release_feed_has_an_atom_entry_per_release(client, released):
+    response = client.get(f"/en/games/{NAME}/feeds/releases/")
+    assert response.status_code == 200
+    feed = response.content.decode()
+    assert feed.count("<entry") == 3
+    for release in released.values():
+        assert release.get_absolute_url() in feed
+    assert f"/en/games/{NAME}/feeds/releases/" in client.get(f"/en/games/{NAME}/").content.decode()
