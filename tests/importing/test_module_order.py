@@ -21,6 +21,7 @@ ORDER = {
     "options": 0,
     "vocabulary": 0,
     "crossrefs": 0,  # the cross-reference phrases and label grammar of every language
+    "identity": 0,  # which stored numbered rule a new version's rule is (pure)
     # the stages
     "pdf": 1,
     "reading": 2,
@@ -33,6 +34,7 @@ ORDER = {
     "structure": 9,
     "splitting": 10,
     "rows": 11,  # the one row writer
+    "releases": 11,  # a new version's change list, and the release that keeps it
     "canonical.format": 12,  # the JSON front end, which ends in the same row writer
     "canonical.export": 13,
     "canonical.validation": 13,
