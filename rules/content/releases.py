@@ -32,6 +32,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
 from ..shared.languages import ui_language_for
+from ..shared.text import shown_number
 from .models import Source
 
 
@@ -162,6 +163,11 @@ class EntryAsOf:
     title: str = ""
     text: str = ""
     current: bool = True  # the text is the entry's current text
+
+    @property
+    def shown_number(self) -> str:
+        """The number to show before the title ("" when the title ends with it)."""
+        return shown_number(self.number, self.title)
 
 
 def entry_as_of(entry, release: Release) -> EntryAsOf:
