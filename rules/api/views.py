@@ -97,7 +97,7 @@ class SourceViewSet(APIv1Settings, ReadOnlyModelViewSet):
         return (
             Source.objects.published()
             .select_related("game")
-            .prefetch_related(Prefetch("releases", queryset=Release.objects.order_by("-sequence")))
+            .prefetch_related(Prefetch("releases", queryset=Release.objects.for_reading().order_by("-sequence")))
             .annotate(public_updated_at=PublicItem.changed_at_of(FeedKind.SOURCE))
             .order_by("game__name", "language", "title", "pk")
         )
@@ -113,7 +113,7 @@ class ReleaseViewSet(APIv1Settings, ReadOnlyModelViewSet):
         return serializers.ReleaseSerializer if self.action == "retrieve" else serializers.ReleaseListSerializer
 
     def get_queryset(self):
-        releases = Release.objects.select_related("source__game").order_by("-created_at", "-pk")
+        releases = Release.objects.for_reading().select_related("source__game").order_by("-created_at", "-pk")
         return releases.prefetch_related("changes") if self.action == "retrieve" else releases
 
 
@@ -147,6 +147,8 @@ class EntryViewSet(EntryPreviewActions, APIv1Settings, ReadOnlyModelViewSet):
             return response
         entry = Entry.objects.select_related("source").get(pk=response.data["id"])
         release = Release.objects.as_of(entry.source, label) if entry.source_id else None
+        if release is not None and release.pending:
+            raise Http404("That release takes effect later: its planned changes are at /api/v1/releases/.")
         then = entry_as_of(entry, release) if release is not None else None
         if then is None or not then.exists:
             raise Http404("No such release of this entry's source, or the entry was not in it.")

@@ -40,6 +40,18 @@ class ReleaseQuerySet(models.QuerySet):
     def in_order(self):
         return self.order_by("source_id", "sequence")
 
+    def for_reading(self):
+        """Without an upcoming release's document: what pages and the API list."""
+        return self.defer("pending_document", "pending_options")
+
+    def applied(self):
+        """Releases whose text is the site's (an upcoming one waits for its date)."""
+        return self.filter(pending=False)
+
+    def upcoming(self):
+        """Releases waiting for their effective date, with their document."""
+        return self.filter(pending=True)
+
     def as_of(self, source: Source, label: str) -> "Release | None":
         """The release of ``source`` a reader means by ``label``: its version label, or a
         date (``YYYY-MM-DD``: the last release in effect on that day)."""
@@ -51,7 +63,7 @@ class ReleaseQuerySet(models.QuerySet):
             day = date.fromisoformat(label)
         except ValueError:
             return None
-        return releases.filter(effective_on__lte=day).order_by("-sequence").first()
+        return releases.applied().filter(effective_on__lte=day).order_by("-sequence").first()
 
 
 class Release(models.Model):
@@ -62,6 +74,12 @@ class Release(models.Model):
     published_on = models.DateField(_("published on"), null=True, blank=True)
     effective_on = models.DateField(_("effective from"), null=True, blank=True)
     notes = models.TextField(_("notes"), blank=True)
+    # An upcoming release (its effective date ahead) keeps its document and the import's
+    # options until that day, when the worker imports it (``rules.importing.upcoming``); its
+    # change list is the plan until then. Both are cleared once it is the site's text.
+    pending = models.BooleanField(_("upcoming, not applied yet"), default=False, editable=False)
+    pending_document = models.BinaryField(null=True, editable=False)
+    pending_options = models.JSONField(default=dict, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = ReleaseQuerySet.as_manager()
@@ -80,8 +98,9 @@ class Release(models.Model):
 
     @property
     def upcoming(self) -> bool:
-        """Announced, with an effective date still ahead."""
-        return self.effective_on is not None and self.effective_on > timezone.localdate()
+        """Announced, not the site's text yet: waiting for its effective date (or, on
+        that day, for the worker to apply it)."""
+        return self.pending or (self.effective_on is not None and self.effective_on > timezone.localdate())
 
     def get_absolute_url(self) -> str:
         """Its "what changed" page, with the UI in the source's language."""
@@ -98,8 +117,9 @@ class ReleaseChange(models.Model):
 
     release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="changes")
     item_type = models.CharField(max_length=16)  # entry | erratum | question
-    # The item's id: no foreign key, as a removed item's change outlives it.
-    item_id = models.PositiveBigIntegerField()
+    # The item's id: no foreign key, as a removed item's change outlives it. None only in
+    # an upcoming release's plan, for an item it will add.
+    item_id = models.PositiveBigIntegerField(null=True)
     change = models.CharField(max_length=16, choices=Kind.choices)
     order = models.PositiveIntegerField(default=0)  # the document's order
     number = models.CharField(max_length=32, blank=True)
@@ -130,6 +150,7 @@ def renumbered_from(number: str) -> models.QuerySet:
             item_type="entry",
             previous_number=number,
             change__in=[ReleaseChange.Kind.RENUMBERED, ReleaseChange.Kind.CHANGED],
+            release__pending=False,
         )
         .exclude(number=number)
         .values("item_id")
@@ -146,6 +167,7 @@ def former_number(game_id: int, language: str, number: str) -> ReleaseChange | N
             item_type="entry",
             previous_number=number,
             change__in=[ReleaseChange.Kind.RENUMBERED, ReleaseChange.Kind.CHANGED],
+            release__pending=False,
         )
         .exclude(number=number)
         .select_related("release")
@@ -178,6 +200,7 @@ def entry_as_of(entry, release: Release) -> EntryAsOf:
             item_id=entry.pk,
             release__source_id=release.source_id,
             release__sequence__gt=release.sequence,
+            release__pending=False,
         )
         .order_by("release__sequence", "pk")
         .first()

@@ -177,7 +177,9 @@ def _releases(game_id: int, found: dict, entries: dict, published: set) -> None:
     from ..content.releases import ReleaseChange
 
     changes = (
-        ReleaseChange.objects.filter(release__source__game_id=game_id, item_type="entry")
+        ReleaseChange.objects.filter(
+            release__source__game_id=game_id, item_type="entry", release__pending=False
+        )
         .order_by("release__source_id", "release__sequence", "pk")
         .values_list(
             "item_id", "change", "number", "previous_number", "release_id", "release__version",

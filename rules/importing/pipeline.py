@@ -1,6 +1,6 @@
 """The whole import: text in, a report out; writes in one transaction or not at all."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..content.models import Entry
 from ..shared.languages import CONTENT_LANGUAGE_CODES
@@ -13,6 +13,7 @@ from .reading import read_document
 from .report import ImportReport, Repair, Warning
 from .splitting import KINDS, ParsedItem, detect_kind, split_items
 from .structure import build_blocks, is_index_letter
+from .upcoming import is_upcoming, keep
 from .writing import write_items
 
 __all__ = [
@@ -142,6 +143,11 @@ def import_document(
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
+    if is_upcoming(options) and not options.dry_run:
+        # A version that takes effect later: planned now, imported on its day.
+        report = import_document(data, replace(options, dry_run=True), filename)
+        keep(report, options, data, filename)
+        return report
     if options.progress is not None:
         options.progress("reading")
     document = read_document(data, options.language, filename)

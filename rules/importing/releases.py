@@ -99,12 +99,16 @@ def changes_of(rows: dict, before: dict[int, tuple], removed: list[tuple[str, ob
 
 
 def check(source, info: SourceInfo) -> None:
-    """Refuse an import into a release that is not the source's latest (before anything
-    is written)."""
+    """Refuse an import into a release that is not the source's latest applied one
+    (before anything is written). An upcoming release may be imported into: that is how
+    it takes effect (``rules.importing.upcoming``)."""
     if source is None or source.pk is None or not info.version:
         return
-    latest = Release.objects.filter(source=source).order_by("-sequence").first()
-    if latest is not None and latest.version != info.version and source.releases.filter(version=info.version).exists():
+    existing = source.releases.for_reading().filter(version=info.version).first()
+    if existing is None or existing.pending:
+        return
+    latest = source.releases.for_reading().applied().order_by("-sequence").first()
+    if existing != latest:
         raise ImportRulesError(
             f"{source.title!r} {info.version!r} is an earlier release (the latest is {latest.version!r}); "
             "a new version needs a new label"
@@ -134,6 +138,8 @@ def record(writer, source, info: SourceInfo, lines: list[ChangeLine]) -> Release
             for name in ("published_on", "effective_on", "notes"):
                 if getattr(info, name):
                     setattr(release, name, getattr(info, name))
+            # An upcoming release imported for real: its text is the site's now.
+            release.pending, release.pending_document, release.pending_options = False, None, {}
             release.save()
         _merge(release, lines)
         if source.version != info.version:
@@ -149,8 +155,6 @@ def _merge(release: Release, lines: list[ChangeLine]) -> None:
     order = max((c.order for c in existing.values()), default=-1) + 1
     new, updated, gone = [], [], []
     for line in lines:
-        if line.item_id is None:
-            continue
         old = existing.get((line.type, line.item_id))
         if old is None:
             new.append(_row(release, line, order))
@@ -173,6 +177,12 @@ def _merge(release: Release, lines: list[ChangeLine]) -> None:
     ReleaseChange.objects.bulk_create(new, batch_size=500)
     ReleaseChange.objects.bulk_update(updated, ["change", "number", "title", "slug", "diff_html"], batch_size=500)
     ReleaseChange.objects.filter(pk__in=gone).delete()
+
+
+def change_rows(release: Release, lines: list[ChangeLine]) -> list[ReleaseChange]:
+    """The change list as rows of ``release`` (an upcoming release's plan: a new item has
+    no id yet)."""
+    return [_row(release, line, order) for order, line in enumerate(lines)]
 
 
 def _row(release: Release, line: ChangeLine, order: int) -> ReleaseChange:

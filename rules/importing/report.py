@@ -72,6 +72,7 @@ class ImportReport:
     input_format: str = "text"  # text | markdown | pdf | json
     changes: list[ChangeLine] = field(default_factory=list)  # what changed, by identity
     release: str = ""  # the release of the source this import made or added to
+    scheduled_for: object = None  # an upcoming release: the day it takes effect (a date)
 
     def _titles(self, action: str) -> list[str]:
         return [outcome.title for outcome in self.outcomes if outcome.action == action]
@@ -100,5 +101,11 @@ class ImportReport:
             f"{count} items ({self.detected_kind}): {len(self.created)} created, "
             f"{len(self.updated)} updated, {len(self.unchanged)} unchanged{deleted}; "
             f"{len(self.repairs)} repairs, {len(self.warnings)} warnings"
-            + (" (dry run: nothing written)" if self.dry_run else "")
+            + (
+                f" (upcoming: takes effect on {self.scheduled_for.isoformat()}; nothing changes before)"
+                if self.scheduled_for
+                else " (dry run: nothing written)"
+                if self.dry_run
+                else ""
+            )
         )

@@ -437,13 +437,20 @@ class _Document:
         for type_ in DELETE_ORDER:
             if type_ not in MODELS:
                 continue
-            stale = (
-                MODELS[type_]
-                .objects.filter(game=self.game, language=self.options.language, source=self.source)
-                .exclude(slug__in=self.kept[type_])
+            stored = MODELS[type_].objects.filter(
+                game=self.game, language=self.options.language, source=self.source
             )
-            # A pruned rule parked on a temporary slug is named by the one it had.
-            stale = [self.gone.get(obj.pk, obj) if type_ == "entry" else obj for obj in stale]
+            if type_ == "entry":
+                # By identity where it was matched (a dry run has moved no slug yet): not a
+                # rule found again, and either gone or at a slug the document left.
+                same = {obj.pk for obj in self.same.values()}
+                stale = [
+                    self.gone.get(obj.pk, obj)  # a parked rule is named by the slug it had
+                    for obj in stored
+                    if obj.pk not in same and (obj.pk in self.gone or obj.slug not in self.kept[type_])
+                ]
+            else:
+                stale = list(stored.exclude(slug__in=self.kept[type_]))
             self.removed.extend((type_, obj, obj.pk) for obj in stale)  # a deleted row has no pk
             writer.delete(type_, stale, attrgetter("question" if type_ == "question" else "title"))
 

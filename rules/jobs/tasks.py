@@ -20,6 +20,7 @@ from django_tasks import task
 from ..content.models import Source
 from ..importing import ImportOptions, ImportRulesError, import_document
 from ..importing.pipeline import SourceInfo
+from . import releases
 from .models import ImportJob
 
 logger = logging.getLogger(__name__)
@@ -101,6 +102,8 @@ def report_data(report) -> dict:
         ],
         "repairs": [[r.original, r.replacement, r.line, r.note] for r in report.repairs],
         "warnings": [[w.line, w.message] for w in report.warnings],
+        "release": report.release,
+        "upcoming": report.scheduled_for.isoformat() if report.scheduled_for else None,
     }
 
 
@@ -130,6 +133,8 @@ def _run(job_id: int, *, expected: str, dry_run: bool) -> str:
         ImportJob.objects.filter(pk=job.pk).update(state=ImportJob.State.PREVIEWED, preview=report_data(report))
     else:
         ImportJob.objects.filter(pk=job.pk).update(state=ImportJob.State.DONE, result=report_data(report), data=b"")
+        if report.scheduled_for:  # an upcoming release: applied at the start of its day
+            releases.schedule(report.scheduled_for)
     return "previewed" if dry_run else "imported"
 
 

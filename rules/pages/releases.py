@@ -35,7 +35,7 @@ SECTIONS = (
 def release_detail(request, game, pk):
     context = game_context(game)
     release = get_object_or_404(
-        Release.objects.select_related("source__game"), pk=pk, source__game=context["game"]
+        Release.objects.for_reading().select_related("source__game"), pk=pk, source__game=context["game"]
     )
     changes = list(release.changes.all())
     context.update({"release": release, "sections": _sections(release, changes), "change_count": len(changes)})
@@ -74,6 +74,8 @@ def as_of_context(request, entry) -> dict:
     release = Release.objects.as_of(entry.source, label[:100]) if entry.source_id else None
     if release is None:
         raise Http404("No such release")
+    if release.pending:  # not in effect yet: the page shows the current text, and says so
+        return {"as_of": release}
     then = entry_as_of(entry, release)
     return {
         "as_of": release,

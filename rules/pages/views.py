@@ -46,7 +46,7 @@ def game_detail(request, game):
             **game_contents(game, language),
             "sources": Source.objects.filter(game=game, language=language)
             .annotate(entry_count=Count("entries", filter=Q(entries__status=Status.PUBLISHED)))
-            .prefetch_related(Prefetch("releases", queryset=Release.objects.order_by("-sequence"))),
+            .prefetch_related(Prefetch("releases", queryset=Release.objects.for_reading().order_by("-sequence"))),
             "errata_count": Erratum.objects.published().for_game(game).for_language(language).count(),
             "faq_count": game.faq_questions.filter(status=Status.PUBLISHED, language=language).count(),
         }

@@ -41,8 +41,10 @@ ORDER = {
     "canonical.writing": 14,
     "canonical": 15,
     "writing": 12,
+    "upcoming": 15,  # an upcoming release: kept now, imported (by the pipeline) on its day
     "pipeline": 16,
     "manifest": 17,
+    "due": 17,  # upcoming releases whose day has come, imported through the pipeline
     "": 18,  # rules.importing itself
 }
 

@@ -163,3 +163,48 @@ def test_an_earlier_release_cannot_be_imported_into():
         import_version(name, "v3", "--source-version", "v1")
     assert ReleaseChange.objects.filter(release__version="v1").count() > 0
     assert not Release.objects.filter(version="v3").exists()
+
+
+@pytest.mark.django_db
+def test_an_upcoming_release_changes_nothing_until_its_day_and_then_applies_itself():
+    from datetime import datetime, time, timedelta
+
+    import time_machine
+    from django.utils import timezone
+
+    from tests.builds import run_background_tasks
+
+    name = SETS[0]
+    expected = json.loads((DOCUMENTS / name / "expected.json").read_text(encoding="utf-8"))
+    import_version(name, "v1")
+    before = texts(name)
+    day = timezone.localdate() + timedelta(days=3)
+    report = import_version(name, "v2", "--effective-date", day.isoformat())
+
+    # Planned, listed, and nothing on the site changed.
+    assert report["upcoming"] == day.isoformat()
+    assert as_expected(report["changes"]) == sorted(
+        expected["v2"], key=lambda line: (line["change"], line["number"], line.get("previous_number", ""))
+    )
+    assert texts(name) == before
+    release = Release.objects.get(source__game__slug=name, version="v2")
+    assert release.pending and release.upcoming
+    assert release.changes.count() == len(expected["v2"])
+    # Entries keep no trace of it yet: no old numbers, no history step.
+    assert not any(e.relations.get("previous_numbers") for e in Entry.objects.filter(game__slug=name))
+
+    # The worker's task waits for the day …
+    assert run_background_tasks() == 0
+    assert texts(name) == before
+    with time_machine.travel(timezone.make_aware(datetime.combine(day - timedelta(days=1), time(23, 59)))):
+        assert run_background_tasks() == 0
+        assert texts(name) == before
+    # … and runs once it has come.
+    with time_machine.travel(timezone.make_aware(datetime.combine(day, time(0, 1)))):
+        assert run_background_tasks() == 1
+    release.refresh_from_db()
+    assert not release.pending and release.pending_document is None
+    assert texts(name) == {**texts(name), **document_texts(name, "v2")}
+    stored = sorted((c.change, c.number) for c in release.changes.filter(item_type="entry"))
+    assert stored == sorted((line["change"], line["number"]) for line in expected["v2"])
+    assert all(c.item_id for c in release.changes.all())

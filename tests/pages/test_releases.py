@@ -132,3 +132,26 @@ def test_the_game_s_release_feed_has_an_atom_entry_per_release(client, released)
     for release in released.values():
         assert release.get_absolute_url() in feed
     assert f"/en/games/{NAME}/feeds/releases/" in client.get(f"/en/games/{NAME}/").content.decode()
+
+
+@pytest.mark.django_db
+def test_an_upcoming_release_is_shown_as_upcoming_with_its_planned_changes(client):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    import_version(NAME, "v1")
+    day = timezone.localdate() + timedelta(days=10)
+    import_version(NAME, "v2", "--effective-date", day.isoformat())
+    release = Release.objects.get(source__game__slug=NAME, version="v2")
+    page = text(client.get(release.get_absolute_url()))
+    assert "upcoming" in page and "Takes effect on" in page
+    count = sum(1 for line in EXPECTED["v2"] if line["change"] == "renumbered")
+    assert f"Rules renumbered ({count})" in page
+    assert "upcoming" in text(client.get(f"/en/games/{NAME}/"))
+    line = moved_in("v2")
+    entry = Entry.objects.get(game__slug=NAME, number=line["previous_number"])  # not renumbered yet
+    shown = text(client.get(entry.get_absolute_url(), {"as_of": "v2"}))
+    assert "takes effect on" in shown and "until then this is the current text" in shown
+    api = client.get(f"/api/v1/sources/{release.source_id}/").json()
+    assert api["releases"][0]["version"] == "v2" and api["releases"][0]["upcoming"] is True

@@ -27,6 +27,7 @@ from django.db import OperationalError
 from rules.content.querysets import Status
 from rules.importing import ImportOptions, ImportRulesError, import_document
 from rules.importing.pipeline import SourceInfo
+from rules.jobs import releases
 from rules.shared.database import is_database_busy
 from rules.shared.languages import CONTENT_LANGUAGE_CODES
 
@@ -127,6 +128,8 @@ class Command(BaseCommand):
                 f"{name}: the database stayed busy with other writes ({error}); nothing was "
                 "imported. Run the import again."
             ) from error
+        if report.scheduled_for:  # an upcoming release: the worker imports it on its day
+            releases.schedule(report.scheduled_for)
         if options["format"] == "json":
             self.stdout.write(json.dumps(report_as_json(report), ensure_ascii=False, indent=2))
             return
@@ -163,6 +166,7 @@ def report_as_json(report) -> dict:
         "unchanged": report.unchanged,
         "deleted": report.deleted,
         "release": report.release or None,
+        "upcoming": report.scheduled_for.isoformat() if report.scheduled_for else None,
         # What changed, by identity (rules.importing.releases): unchanged items are not listed.
         "changes": [change_as_json(line) for line in report.changes],
         # Field by field, what the import wrote to each row it updated (its bookkeeping too).

@@ -1,0 +1,105 @@
+"""Upcoming releases: a version whose effective date is ahead waits for its day.
+
+Publishers announce a new version weeks before it applies (tournament rules, a reprint
+"effective from 1 March"). Imported with an effective date after today, a version
+changes nothing on the site yet: the import is planned as a dry run, and the release
+(``rules.content.releases``) is stored *upcoming*, with that plan as its change list
+(pages and the API show it, marked upcoming) and with the document and the import's
+options. On its effective date the background worker imports it for real
+(``rules.importing.due``; the caller enqueues ``rules.jobs.releases.apply_due_releases`` to run
+at the start of that day, and ``manage.py apply_releases`` does the same for a site
+without a worker): nobody has to press anything at midnight, and the change list
+becomes what the import then actually did (the plan is made again against the text of
+that day, so edits made meanwhile count).
+
+Decisions:
+
+- Importing the same upcoming label again replaces its document and plan (a corrected
+  file); with an effective date of today or earlier it applies at once.
+- A new game cannot have an upcoming first version (there is nothing to keep showing
+  until then); a new source can: it is created, empty, and shows its upcoming release.
+- Options a manifest gives per section (overrides) are not kept: an upcoming release
+  is a document imported by the command or the admin.
+- Upcoming releases are applied in their order (an earlier one first), each against
+  the text the one before left.
+"""
+
+from dataclasses import asdict
+
+from django.utils import timezone
+
+from ..content.journal import unit_of_work
+from ..content.models import Game, Source
+from ..content.releases import Release, ReleaseChange
+from .errors import ImportRulesError
+from .options import ImportOptions
+from .releases import change_rows
+from .report import ImportReport
+
+
+def is_upcoming(options: ImportOptions) -> bool:
+    """Whether this import is a version that takes effect after today."""
+    info = options.source
+    return bool(
+        info is not None and info.version and info.effective_on and info.effective_on > timezone.localdate()
+    )
+
+
+def keep(report: ImportReport, options: ImportOptions, data: bytes, filename: str | None) -> Release:
+    """Store the planned import (``report``, a dry run) as the upcoming release, with its
+    document and options for the day it applies."""
+    info = options.source
+    game = Game.objects.filter(slug=options.game).first()
+    if game is None:
+        raise ImportRulesError(
+            f"unknown game {options.game!r}: a new game's first version takes effect when it is imported "
+            "(leave out the effective date, or give today's)"
+        )
+    with unit_of_work():
+        source, _created = Source.objects.get_or_create(
+            game=game,
+            language=options.language,
+            title=info.title,
+            defaults={
+                "kind": info.kind, "official": info.official, "url": info.url, "attribution": info.attribution,
+            },  # fmt: skip
+        )
+        release = Release.objects.filter(source=source, version=info.version).first()
+        if release is not None and not release.pending:
+            raise ImportRulesError(
+                f"{source.title!r} {info.version!r} is already the site's text; a new version needs a new label"
+            )
+        if release is None:
+            last = Release.objects.filter(source=source).order_by("-sequence").values_list("sequence", flat=True)
+            release = Release(source=source, version=info.version, sequence=(last.first() or 0) + 1)
+        release.published_on = info.published_on or timezone.localdate()
+        release.effective_on = info.effective_on
+        release.notes = info.notes
+        release.pending = True
+        release.pending_document = data
+        release.pending_options = _stored_options(options, filename)
+        release.save()
+        ReleaseChange.objects.filter(release=release).delete()
+        ReleaseChange.objects.bulk_create(change_rows(release, report.changes), batch_size=500)
+    report.release = info.version
+    report.scheduled_for = info.effective_on
+    return release
+
+
+def _stored_options(options: ImportOptions, filename: str | None) -> dict:
+    info = asdict(options.source)
+    for name in ("published_on", "effective_on"):
+        info[name] = info[name].isoformat() if info[name] else None
+    return {
+        "game": options.game,
+        "language": options.language,
+        "kind": options.kind,
+        "page": options.page,
+        "status": options.status,
+        "prune": options.prune,
+        "numbered_title": options.numbered_title,
+        "leading_fragment_title": options.leading_fragment_title,
+        "user": getattr(options.user, "pk", None),
+        "filename": filename,
+        "source": info,
+    }
