@@ -18,6 +18,7 @@ from .importing import import_urls
 from .lists import ListLayoutAdmin, game_and_language, published, updated
 from .pickers import EntryPickerAdmin, EntryPickerUrls
 from .preview import MarkdownPreviewAdmin
+from .releases import ReleaseAdmin  # noqa: F401 - registers the releases admin
 from .translations import TranslationsAdmin, mark_up_to_date
 
 

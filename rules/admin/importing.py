@@ -40,6 +40,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ..content.models import Entry, Erratum, Game, Source
 from ..content.querysets import Status
+from ..content.releases import Release
 from ..importing import ImportRulesError
 from ..importing.report import ImportReport, Outcome, Repair, Warning
 from ..jobs.models import ImportJob
@@ -389,6 +390,23 @@ def preview_tables(report) -> dict:
     }
 
 
+def version_changes(data: dict) -> dict:
+    """A job's change list by identity (``rules.importing.releases``), for a version of a
+    source: what the preview and the result show first."""
+    if not data.get("release"):
+        return {}
+    lines = [
+        {"type": TYPE_LABELS.get(t, t), "change": c, "number": n, "previous_number": p, "title": title, "diff": d}
+        for t, c, n, p, title, d in data.get("changes", [])
+    ]
+    return {
+        "version": data["release"],
+        "upcoming": data.get("upcoming"),
+        "version_counts": data.get("change_counts", {}),
+        "version_changes": lines,
+    }
+
+
 # --- Views --------------------------------------------------------------------------
 
 FORM_TEMPLATE = "admin/rules/import_form.html"
@@ -497,8 +515,20 @@ def job_view(request, model_admin, job):
     )
     if job.state == ImportJob.State.PREVIEWED:
         context.update(preview_tables(report_of(job.preview)))
+        context.update(version_changes(job.preview))
     elif job.state == ImportJob.State.DONE:
         context["summary"] = summary_text(counts(report_of(job.result)))
+        context.update(version_changes(job.result))
+        context["release"] = (
+            Release.objects.for_reading()
+            .filter(
+                source__game__slug=job.values["game"],
+                source__language=job.values["language"],
+                source__title=job.values["source_title"],
+                version=job.result.get("release") or None,
+            )
+            .first()
+        )
         if counts(report_of(job.result)) != counts(report_of(job.preview)):
             context["differs"] = True
     return render(request, JOB_TEMPLATE, context)

@@ -9,6 +9,7 @@ import does what the preview showed (or says what differs).
 """
 
 import logging
+from collections import Counter
 import time
 from datetime import date
 
@@ -91,6 +92,9 @@ class Progress:
         ImportJob.objects.filter(pk=self.job.pk).update(stage=stage, done=done, total=total, updated_at=timezone.now())
 
 
+CHANGES_KEPT = 1000  # change lines a job keeps per kind, for its page
+
+
 def report_data(report) -> dict:
     """An ImportReport as JSON, for the job page (``rules.admin.importing``)."""
     return {
@@ -104,6 +108,14 @@ def report_data(report) -> dict:
         "warnings": [[w.line, w.message] for w in report.warnings],
         "release": report.release,
         "upcoming": report.scheduled_for.isoformat() if report.scheduled_for else None,
+        # What changed by identity (rules.importing.releases), the first CHANGES_KEPT of
+        # each kind (a first release of 10,000 rules lists every one as added) and counts.
+        "changes": [
+            [line.type, line.change, line.number, line.previous_number, line.title, line.diff_html]
+            for kind in ("changed", "renumbered", "added", "removed")
+            for line in [line for line in report.changes if line.change == kind][:CHANGES_KEPT]
+        ],
+        "change_counts": dict(Counter(line.change for line in report.changes)),
     }
 
 
