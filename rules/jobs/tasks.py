@@ -9,8 +9,8 @@ import does what the preview showed (or says what differs).
 """
 
 import logging
-from collections import Counter
 import time
+from collections import Counter
 from datetime import date
 
 from django.contrib.auth import get_user_model
