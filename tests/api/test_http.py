@@ -27,6 +27,7 @@ def test_api_root_lists_every_endpoint(client, db):
         "sources": f"{BASE}/api/v1/sources/",
         "entries": f"{BASE}/api/v1/entries/",
         "errata": f"{BASE}/api/v1/errata/",
+        "releases": f"{BASE}/api/v1/releases/",
         "faq": f"{BASE}/api/v1/faq/",
         "changes": f"{BASE}/api/v1/changes/",
         "bulk": f"{BASE}/api/v1/bulk/",
@@ -118,7 +119,7 @@ def test_schema_is_openapi_3_with_every_endpoint(client, db):
     assert response["Content-Type"].startswith("application/vnd.oai.openapi")
     schema = yaml.safe_load(response.content)
     assert schema["openapi"].startswith("3.")
-    lookups = {"games": "slug", "sources": "id", "entries": "id", "errata": "id", "faq": "id"}
+    lookups = {"games": "slug", "sources": "id", "entries": "id", "errata": "id", "releases": "id", "faq": "id"}
     assert set(schema["paths"]) == {
         path
         for name, lookup in lookups.items()
@@ -133,6 +134,7 @@ def test_schema_is_openapi_3_with_every_endpoint(client, db):
         "language",
         "kind",
         "slug",
+        "number",
         "updated_after",
         "ordering",
         "cursor",
