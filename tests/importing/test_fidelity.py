@@ -227,3 +227,27 @@ def test_related_topics_with_labels_on_the_same_line():
     assert match_cross_reference_line("Related topics: Field, Granary") == "Field, Granary"
     assert match_cross_reference_line("Verwandte Themen: Acker und Ernte") == "Acker und Ernte"
     assert match_cross_reference_line("Temas relacionados: Bodega; Puerto") == "Bodega; Puerto"
+
+
+# -- A document's title on two lines -------------------------------------------------------
+
+
+def test_a_subtitle_under_the_documents_title_is_no_entry():
+    text = (
+        "LES REMPARTS DE VALBRUNE\nLexique des règles\n\n"
+        "Assaut\nUne unité adjacente à un rempart peut lancer un assaut.\n\n"
+        "Tour\nUne tour protège deux sections de rempart.\n"
+    )
+    items = items_of(text, "fr")
+    assert set(items) == {"Assaut", "Tour"}
+    assert items["Assaut"].parent is None
+
+
+def test_a_first_group_among_others_stays_a_parent():
+    text = (
+        "Harbour Watch\nGuards\n\nAlarm\nEvery guard becomes alert.\n\nPatrol\nThe path a guard walks.\n\n"
+        "Thieves\n\nClimb\nMove one level up.\n"
+    )
+    items = items_of(text, "en")
+    assert {"Guards", "Thieves"} <= set(items)
+    assert items["Alarm"].parent == "Guards"
