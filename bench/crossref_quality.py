@@ -3,9 +3,11 @@
     python bench/crossref_quality.py [--verbose] [--database-url URL]
 
 Imports each test glossary under tests/importing/documents/quality/ (LANG_glossary*.txt
-or .md, two per language, none written for the importer's benefit: separators, inverted
-titles, page references, missed-line forms, redirect-only entries, hard wraps, running
-headers and Markdown vary between them)
+or .md, as many per language as there are, none written for the importer's benefit:
+separators, inverted titles, page references, missed-line forms, redirect-only entries,
+"see X in section Y" forms, "Related topics" lines above a list, one-letter terms, hard
+wraps, running headers and Markdown vary between them; ``--documents DIR`` reads another
+folder of such pairs, e.g. documents kept aside)
 with ``manage.py import_rules --kind glossary --dry-run --format json``, the project's
 own pipeline, and compares each entry with the hand-written answer beside it
 (NAME.expected.json):
@@ -13,7 +15,9 @@ own pipeline, and compares each entry with the hand-written answer beside it
 * an entry is right when the import has an entry of that title whose cross-references
   are exactly the expected labels, in order;
 * a redirect-only entry ("Tapped / See "Exhaust, Exhausted".") is right when the import
-  has no entry of that title and its target lists the title among its aliases.
+  has no entry of that title and its target lists the title among its aliases;
+* an entry the answer does not have (a section name, a "Related topics" line, a
+  document's title taken for an entry) is wrong, and counts among all.
 
 Prints, per language, right / all and the share; ``--verbose`` lists what was wrong.
 """
@@ -26,7 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = ROOT / "tests" / "importing" / "documents" / "quality"
-LANGUAGES = ["en", "de", "pl", "es", "fr"]
+LANGUAGES = ["en", "de", "pl", "nl", "es", "fr"]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 
@@ -69,24 +73,30 @@ def score(report: dict, expected: dict) -> tuple[int, int, list[str]]:
             problems.append(f"{title!r}: not among the aliases of {target!r}")
         else:
             right += 1
-    return right, len(expected["entries"]) + len(expected.get("redirects", {})), problems
+    extra = [
+        title
+        for title, item in items.items()
+        if title not in expected["entries"] and title not in expected.get("redirects", {})
+    ]
+    problems += [f"{title!r}: imported as an entry the answer does not have" for title in extra]
+    return right, len(expected["entries"]) + len(expected.get("redirects", {})) + len(extra), problems
 
 
-def documents(language: str) -> list[Path]:
+def documents(language: str, folder: Path = DOCUMENTS) -> list[Path]:
     """The test glossaries of a language: LANG_glossary*.txt or .md, each with its answer."""
     return sorted(
         path
-        for path in DOCUMENTS.glob(f"{language}_glossary*")
-        if path.suffix in (".txt", ".md") and (DOCUMENTS / f"{path.stem}.expected.json").exists()
+        for path in folder.glob(f"{language}_glossary*")
+        if path.suffix in (".txt", ".md") and (folder / f"{path.stem}.expected.json").exists()
     )
 
 
-def measure(language: str) -> tuple[int, int, list[str]]:
-    """(right, all, what was wrong) over every test glossary of ``language``."""
+def measure(language: str, folder: Path = DOCUMENTS) -> tuple[int, int, list[str]]:
+    """(right, all, what was wrong) over every test glossary of ``language`` in ``folder``."""
     right = total = 0
     problems: list[str] = []
-    for number, path in enumerate(documents(language)):
-        expected = json.loads((DOCUMENTS / f"{path.stem}.expected.json").read_text(encoding="utf-8"))
+    for number, path in enumerate(documents(language, folder)):
+        expected = json.loads((folder / f"{path.stem}.expected.json").read_text(encoding="utf-8"))
         got, count, wrong = score(import_dry_run(path, language, game=f"quality-{number}"), expected)
         right, total = right + got, total + count
         problems += [f"{path.name}: {problem}" for problem in wrong]
@@ -97,13 +107,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--database-url")
+    parser.add_argument("--documents", type=Path, default=DOCUMENTS, help="a folder of LANG_glossary* documents")
     args = parser.parse_args()
 
     from benchdb import setup_django
 
     setup_django(args.database_url)
     for language in LANGUAGES:
-        right, total, problems = measure(language)
+        right, total, problems = measure(language, args.documents)
+        if not total:
+            continue
         print(f"{language}: {right}/{total} entries exactly right, share {right / total:.2f}")
         if args.verbose:
             for problem in problems:

@@ -40,8 +40,8 @@ from functools import lru_cache
 # ("Zie ook Draken"), when a capitalised label follows.
 # fmt: off
 PHRASES = {
-    "en": ["see also", "related", "see"],
-    "de": ["siehe auch", "siehe"],
+    "en": ["see also", "related topics", "related entries", "related terms", "related rules", "related", "see"],
+    "de": ["siehe auch", "verwandte themen", "verwandte begriffe", "verwandte einträge", "siehe"],
     "pl": [
         "zobacz też",
         "zobacz także",
@@ -49,17 +49,34 @@ PHRASES = {
         "patrz też",
         "patrz także",
         "patrz również",
+        "zob. też",
+        "zob. także",
+        "zob. również",
+        "powiązane tematy",
+        "powiązane hasła",
         "zobacz",
         "patrz",
+        "zob.",
     ],
-    "nl": ["zie ook", "zie"],
-    "fr": ["voir aussi", "voir également", "voir"],
-    "es": ["véase también", "ver también", "véase"],
-    "it": ["vedi anche", "vedi"],
+    "nl": ["zie ook", "gerelateerde onderwerpen", "verwante onderwerpen", "gerelateerde begrippen", "zie"],
+    "fr": ["voir aussi", "voir également", "sujets connexes", "thèmes associés", "articles connexes", "voir"],
+    "es": ["véase también", "ver también", "temas relacionados", "términos relacionados", "véase"],
+    "it": ["vedi anche", "argomenti correlati", "vedi"],
 }
 WITHOUT_COLON = {
     "see also", "siehe auch", "zobacz też", "zobacz także", "zobacz również", "patrz też", "patrz także",
-    "patrz również", "zie ook", "voir aussi", "voir également", "véase también", "ver también", "vedi anche",
+    "patrz również", "zob. też", "zob. także", "zob. również", "zie ook", "voir aussi", "voir également",
+    "véase también", "ver también", "vedi anche",
+}
+# The phrases that name a list of their own: on a line alone, with or without a colon
+# ("Related topics", "Verwandte Themen:", "Zie ook"), they open the list of labels under
+# them. The others ("See", "Siehe", "Voir") do so only with their colon.
+LIST_PHRASES = WITHOUT_COLON | {
+    "related", "related topics", "related entries", "related terms", "related rules",
+    "verwandte themen", "verwandte begriffe", "verwandte einträge", "powiązane tematy", "powiązane hasła",
+    "gerelateerde onderwerpen", "verwante onderwerpen", "gerelateerde begrippen", "sujets connexes",
+    "thèmes associés", "articles connexes", "temas relacionados", "términos relacionados",
+    "argomenti correlati",
 }
 # fmt: on
 # "and" before the last label of a list, per language. "&" counts in every language.
@@ -69,7 +86,7 @@ CONJUNCTIONS = {
 }
 FINAL_CONJUNCTIONS = sorted({c for cs in CONJUNCTIONS.values() for c in cs} | {"&"})
 # A redirect-only entry's body: "See "X".", "Siehe „X“.", "Patrz X.", "voir X".
-REDIRECT_PHRASES = ["see", "siehe", "patrz", "zobacz", "zie", "voir", "véase", "ver", "vedi"]
+REDIRECT_PHRASES = ["see", "siehe", "patrz", "zobacz", "zob.", "zie", "voir", "véase", "ver", "vedi"]
 
 _phrases = sorted({p for ps in PHRASES.values() for p in ps}, key=len, reverse=True)
 _with_colon = "|".join(re.escape(p) for p in _phrases)
@@ -95,6 +112,34 @@ _PAGE = rf"{_PAGE_LEAD}{{0,2}}{_PAGE_WORD}\s*(?P<page>\d+(?:\s*[-–]\s*\d+)?)"
 _PAGE_REF = re.compile(rf"(?:\s*\(\s*|\s+){_PAGE}\s*\)?\s*$", re.IGNORECASE)
 _PAGE_ONLY = re.compile(rf"^\(?\s*{_PAGE}\s*\)?$", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
+# A section after a label: "Noise in the Stealth section", "Guard (section Patrols)",
+# "„Flanke“ im Bereich „Kampf“", "Ruch w rozdziale Teren", "Lading in het hoofdstuk
+# Handel", "Rempart dans la section Siège", "Tripulación en la sección Combate", or on its
+# own after a comma ("Tour, dans la section Siège"). It says where the entry is in the
+# book, not what it is called: dropped from the label, like a page. A section word is
+# lower case (German nouns aside) and follows a preposition, or stands in brackets, so
+# "Section Control" and "Fight in the Chapter House" stay whole.
+# fmt: off
+SECTION_WORDS = {
+    "en": ["section", "sections", "chapter", "chapters", "part", "§"],
+    "de": ["Bereich", "Abschnitt", "Kapitel", "Teil", "Regelteil", "Regelabschnitt", "§"],
+    "pl": ["rozdziale", "rozdział", "rozdziału", "sekcji", "sekcja", "części", "część", "dziale", "dział",
+           "podrozdziale", "§"],
+    "nl": ["hoofdstuk", "sectie", "paragraaf", "deel", "onderdeel", "rubriek", "§"],
+    "fr": ["section", "chapitre", "partie", "rubrique", "§"],
+    "es": ["sección", "capítulo", "apartado", "parte", "§"],
+    "it": ["sezione", "capitolo", "parte", "§"],
+}
+# A preposition (and article) before a section word: "in the", "im", "w", "in het",
+# "dans la", "au", "en la" …
+SECTION_LEADS = {
+    "en": r"(?:in|under)(?:\s+the)?", "de": r"(?:im|in\s+dem|in\s+der|unter(?:\s+dem)?)",
+    "pl": r"(?:w|we)", "nl": r"(?:in|onder)(?:\s+(?:het|de))?", "fr": r"(?:dans|à|en)(?:\s+(?:la|le|l['’]))?|au",
+    "es": r"(?:en|bajo)(?:\s+(?:la|el))?|del", "it": r"(?:nella|nel|in)",
+}
+# "in the Stealth section": the name before the section word (English only)
+SECTION_AFTER_NAME = {"en": r"(?:in|under)\s+the"}
+# fmt: on
 _QUOTES = " \"'“”„‘’«»*_"
 
 
@@ -129,15 +174,17 @@ def title_names(title: str) -> list[str]:
     return [title, *title_aliases(title)]
 
 
-def match_redirect_line(text: str) -> str | None:
+def match_redirect_line(text: str, language: str | None = None) -> str | None:
     """The target of a redirect-only body ("See "X".", "Siehe „X“.", "Patrz X.", "voir X"),
     or None. Only short labels that read as a title (quoted or capitalised, no sentence in
-    them) count: "See the rules for combat." is text."""
+    them) count: "See the rules for combat." is text. A section after the label ("Siehe
+    „X“ im Bereich „Y“") is kept in what is returned (``parse_labels`` drops it) but not
+    judged as part of the title."""
     match = _REDIRECT.match(text.strip())
     if not match:
         return None
     label = match.group("label").strip()
-    core = label.strip(_QUOTES + ".")
+    core = strip_section(label, language).strip(_QUOTES + ".")
     if not core or len(core.split()) > 8 or _PAGE_ONLY.match(core) or re.search(r"[.!?:]\s", core):
         return None
     if not (label[:1] in _QUOTES or core[:1].isupper()):
@@ -145,6 +192,16 @@ def match_redirect_line(text: str) -> str | None:
     return label
 
 
+def match_list_opener(text: str) -> bool:
+    """A line that opens a list of labels under it: "Related topics", "Verwandte Themen:",
+    "Zie ook", "**Voir aussi**", "### See also", "See also:" with nothing after it."""
+    core = text.strip().strip("#*_ ").rstrip()
+    colon = core.endswith(":")
+    core = normalise_title(core.rstrip(":").strip("*_ "))
+    return core in LIST_PHRASES or (colon and core in _ALL_PHRASES)
+
+
+_ALL_PHRASES = frozenset(_phrases)
 _REDIRECT = re.compile(
     rf"^{_EMPHASIS}(?:{'|'.join(map(re.escape, REDIRECT_PHRASES))}){_EMPHASIS}\s*:?{_EMPHASIS}\s+(?P<label>\S.*?)\s*$",
     re.IGNORECASE,
@@ -226,6 +283,12 @@ def parse_labels(
             found = _PAGE_REF.search(atom)
             if found and found.start() > 0:
                 page, atom = _page(found), atom[: found.start()]
+        # a section is no part of a label: "Noise in the Stealth section", or on its own
+        # after a comma ("Tour, dans la section Siège")
+        if kept and is_section_only(atom.strip(_QUOTES + " "), language):
+            pages[-1] = pages[-1] or page
+            continue
+        atom = strip_section(atom, language)
         if atom.strip(_QUOTES):
             kept.append((atom.strip(), glue))
             pages.append(page)
@@ -261,6 +324,63 @@ def name_heads(names, language: str | None) -> frozenset[str]:
 
 def _page(match: re.Match) -> str:
     return re.sub(r"\s+", "", match.group("page")).replace("-", "–")
+
+
+def _section_words(language: str | None) -> list[str]:
+    if language in SECTION_WORDS:
+        return SECTION_WORDS[language]
+    return sorted({word for words in SECTION_WORDS.values() for word in words}, key=len, reverse=True)
+
+
+@lru_cache(maxsize=16)
+def _section_patterns(language: str | None) -> tuple[re.Pattern, re.Pattern]:
+    """A section after a label (to its end), and an atom that is only a section."""
+    languages = [language] if language in SECTION_WORDS else list(SECTION_WORDS)
+    words, leads, after = set(), [], []
+    for lang in languages:
+        for word in SECTION_WORDS[lang]:
+            # lower case outside German; German nouns have their capital
+            words.add(re.escape(word) if lang == "de" else f"(?-i:{re.escape(word)})")
+        leads.append(SECTION_LEADS[lang])
+        if lang in SECTION_AFTER_NAME:
+            after.append(SECTION_AFTER_NAME[lang])
+    word = "(?:" + "|".join(sorted(words, key=len, reverse=True)) + ")"
+    lead = "(?:" + "|".join(f"(?:{lead})" for lead in leads) + ")"
+    name = r"(?:[\"“„«‘'].+|[^\s(),;]\S*(?:\s+\S+)*)"
+    forms = [
+        rf"\s+{lead}\s+{word}\s*{name}",  # "in section Y", "im Bereich „Y“", "au chapitre Y"
+        rf"\s*\(\s*(?:(?:see|siehe|zob\.|patrz|zie|voir|véase|ver|vedi|cf\.)\s+)?(?:{lead}\s+)?{word}\s*[^()]+\)",
+    ]
+    if after:
+        named = r"(?:[\"“„«‘'][^\"”“«»‘’]+[\"”“»’']|[^\s(),;\"]+(?:\s+[^\s(),;\"]+){0,3})"
+        forms.append(rf"\s+(?:{'|'.join(after)})\s+{named}\s+(?-i:(?:section|chapter|part|rules))")
+        forms.append(rf"\s*\(\s*(?:{'|'.join(after)})\s+{named}\s+(?-i:(?:section|chapter|part|rules))\s*\)")
+    tail = re.compile(rf"(?:{'|'.join(forms)})\s*$", re.IGNORECASE)
+    only = re.compile(
+        rf"^\(?\s*(?:(?:see|siehe|zob\.|patrz|zie|voir|véase|ver|vedi|cf\.)\s+)?"
+        rf"(?:{lead}\s+{word}\s*{name}|{word}\s*\d[\d.]*"
+        + (rf"|(?:{'|'.join(after)})\s+{named}\s+(?-i:(?:section|chapter|part|rules))" if after else "")
+        + r")\s*\)?$",
+        re.IGNORECASE,
+    )
+    return tail, only
+
+
+def strip_section(label: str, language: str | None = None) -> str:
+    """ "Noise in the Stealth section" → "Noise", "„Vorrat“ im Bereich „Gebäude“." →
+    "„Vorrat“"; a label without a section is returned as it is."""
+    tail, _ = _section_patterns(language)
+    text = label.rstrip().rstrip(".").rstrip()
+    found = tail.search(text)
+    if found and found.start() > 0 and text[: found.start()].strip(_QUOTES + " ,"):
+        return text[: found.start()].rstrip(" ,")
+    return label
+
+
+def is_section_only(text: str, language: str | None = None) -> bool:
+    """ "in the Setup section", "dans la section Siège", "section 4": a section on its own."""
+    _, only = _section_patterns(language)
+    return only.match(text.strip().rstrip(".").strip()) is not None
 
 
 def _conjunctions(language: str | None) -> list[str]:

@@ -90,6 +90,7 @@ def split_items(
     ] = {}  # id(item) → the section heading's title, for numbered titles
     by_number: dict[str, ParsedItem] = {}
     document_title = _document_title(blocks, parents)
+    subtitle = _subtitle(blocks, document_title)
     items: list[ParsedItem] = []
     current: ParsedItem | None = None
     enclosing: ParsedItem | None = None  # the heading item numbered paragraphs stand under
@@ -115,7 +116,7 @@ def split_items(
             if (
                 override is None
                 and grouping
-                and (index == document_title or (kind == "faq" and not block.question))
+                and (index in (document_title, subtitle) or (kind == "faq" and not block.question))
             ):
                 current = None  # a grouping heading: a parent or topic, not an item
                 enclosing = None
@@ -274,6 +275,22 @@ def _document_title(blocks: list[Block], parents: dict[int, int | None]) -> int 
     if top is None or heading_style(blocks[top]) != heading_style(first):
         return 0
     return None
+
+
+def _subtitle(blocks: list[Block], document_title: int | None) -> int | None:
+    """ "LES REMPARTS DE VALBRUNE" / "Lexique des règles": a second heading with no body
+    right under the document's title names the document too, when no other heading of
+    the document is without a body (it groups nothing the others do not share)."""
+    if document_title != 0 or len(blocks) < 3:
+        return None
+    second = blocks[1]
+    if second.type != "heading" or second.question or second.section or second.number:
+        return None
+    if has_body(blocks, 1) or any(
+        block.type == "heading" and not has_body(blocks, index) for index, block in enumerate(blocks) if index > 1
+    ):
+        return None
+    return 1
 
 
 def _under(index: int, ancestor: int, parents: dict[int, int | None]) -> bool:

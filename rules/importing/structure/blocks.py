@@ -49,11 +49,13 @@ from ..crossrefs import (
     FINAL_CONJUNCTIONS,
     document_separator,
     match_cross_reference_line,
+    match_list_opener,
     match_redirect_line,
     name_heads,
     normalise_title,
     parse_labels,
     split_trailing_cross_reference,
+    strip_section,
     title_names,
 )
 from .markers import (
@@ -221,6 +223,7 @@ class _Builder:
             ""  # "implicit": short lines are items (after ":"); "marked": a bullet list
         )
         self.open_question = False  # a "Q:" heading that may run on over several lines
+        self.related: int | None = None  # under a "Related topics" line: the labels read so far
         self.position = 0
 
     # the next non-blank line's text, without copying the list
@@ -253,6 +256,18 @@ class _Builder:
                 self.open_question = False
                 continue
             self.position = position
+            if self.related is not None:
+                if self._related_label(raw, stripped, line.number, position):
+                    self.blank_before = False
+                    continue
+                self.related = None
+            if match_list_opener(stripped) and self.next_text(position):
+                # "Related topics" / "Zie ook" / "**Voir aussi**" alone: the lines under it
+                # are labels of the entry it closes, not an entry of their own
+                self.related = 0
+                self.block_ended, self.list_context, self.open_question = True, "", False
+                self.blank_before = False
+                continue
             if self.markdown:
                 if MD_FENCE.match(raw):
                     fence = self.add(
@@ -267,6 +282,35 @@ class _Builder:
             self._line(raw, stripped, line.number, position)
             self.blank_before = False
         return self.blocks
+
+    def _related_label(self, raw: str, stripped: str, number: int, position: int) -> bool:
+        """A line of the list under a "Related topics" line: a bullet, or a short line of
+        labels ("Field", "Bribe, Fence"); False where the list has ended (a blank line
+        before a line that is no bullet, or the next entry's title: a line followed by
+        its text)."""
+        item = BULLET.match(raw) or (MD_LIST.match(raw) if self.markdown else None)
+        if item is not None and not (item.groupdict().get("number")):
+            text = item.group("text").strip()
+        else:
+            if self.blank_before and self.related:
+                return False
+            if match_cross_reference_line(stripped) is not None or match_list_opener(stripped):
+                return False
+            text = stripped
+            candidate = (_plain_title(text) if self.markdown else text).rstrip(".").rstrip()
+            if not candidate or not _looks_like_heading(candidate, self.heading_max):
+                return False
+            following = self.lines[position + 1].text.strip() if position + 1 < len(self.lines) else ""
+            if following and not (
+                BULLET.match(following)
+                or match_cross_reference_line(following) is not None
+                or _looks_like_heading(following, self.heading_max)
+            ):
+                return False  # a title with its text under it: the next entry
+        self.add(Block("crossref", text, number, last_raw=stripped, markdown=self.markdown))
+        self.related = (self.related or 0) + 1
+        self.block_ended, self.list_context = True, ""
+        return True
 
     # -- Markdown-only lines; False when the line is to be read as plain text
     def _markdown_line(self, raw: str, stripped: str, number: int, position: int) -> bool:
@@ -414,11 +458,23 @@ class _Builder:
             return
 
         if current is not None and current.type == "heading" and not current.question:
-            target = match_redirect_line(stripped)
+            target = match_redirect_line(stripped, self.language)
             if target is not None and match_cross_reference_line(stripped) is None:
                 self.add(
                     Block("crossref", target, number, last_raw=stripped, markdown=md, redirect=True)
                 )
+                self.list_context, self.block_ended = "", True
+                return
+        elif current is not None and (self.block_ended or self.blank_before):
+            # "See Guard in the Patrols section." on a line of its own after the text: a
+            # cross-reference when what it names reads as titles
+            target = match_redirect_line(stripped, self.language)
+            if (
+                target is not None
+                and match_cross_reference_line(stripped) is None
+                and _reads_as_titles(target, self.language)
+            ):
+                self.add(Block("crossref", target, number, last_raw=stripped, markdown=md))
                 self.list_context, self.block_ended = "", True
                 return
 
@@ -725,7 +781,7 @@ class _Builder:
         following = self.next_text(position)
         if not following:
             return False
-        if following[:1].islower() and not question and match_redirect_line(following) is None:
+        if following[:1].islower() and not question and match_redirect_line(following, self.language) is None:
             return False  # the line starts a sentence that goes on ("voir X" redirects)
         next_number = NUMBERED.match(following)
         if number_of and next_number and not question:
@@ -747,6 +803,19 @@ def _looks_like_heading(text: str, max_length: int) -> bool:
     if core.endswith(ELLIPSIS) or core.endswith("?"):
         return True
     return bool(core) and core[-1] not in ".,;:!"
+
+
+def _reads_as_titles(label: str, language: str) -> bool:
+    """ "Guard", "„Vorrat“", "Patrol Route and Noise": what a see-line names reads as
+    titles (quoted, or every word capitalised but small connecting words), not as a
+    sentence ("Figure 3 for an example of a full round")."""
+    core = strip_section(label, language).strip().rstrip(".").strip()
+    if core[:1] in "\"“„«‘'" :
+        return True
+    words = core.split()
+    return bool(words) and all(
+        word[:1].isupper() or word[:1].isdigit() or word.casefold() in CONNECTORS for word in words
+    )
 
 
 def _plain_title(text: str) -> str:
@@ -794,9 +863,29 @@ def _promote_questions(blocks: list[Block], heading_max: int) -> list[Block]:
 
 def _drop_index_letters(lines: list[Line]) -> list[Line]:
     """Alphabet dividers of a glossary ("A", "B", "C–D" on a line of their own). A letter
-    with no text after it divides nothing: it is kept (and reported by the pipeline)."""
-    last = max((i for i, line in enumerate(lines) if line.text.strip()), default=-1)
-    return [line for i, line in enumerate(lines) if i == last or not is_index_letter(line.text)]
+    with no text after it divides nothing: it is kept (and reported by the pipeline). A
+    letter followed by text of its own, its definition ("X" / "The current tide, from 1 to
+    6.", "B" / "See "Board"."), is a one-letter term, not a divider: a divider is followed
+    by the next entry's title, or by another letter."""
+    texts = [line.text.strip() for line in lines]
+    filled = [i for i, text in enumerate(texts) if text]
+    following = {index: filled[n + 1] if n + 1 < len(filled) else None for n, index in enumerate(filled)}
+    last = filled[-1] if filled else -1
+
+    def divider(index: int) -> bool:
+        if index == last or not is_index_letter(texts[index]):
+            return False
+        after = following[index]
+        if after is None:
+            return True
+        text = texts[after]
+        if is_index_letter(text):
+            return True
+        if match_redirect_line(text) is not None or match_cross_reference_line(text) is not None:
+            return False  # "B" / "See also: Board": the letter's own text
+        return _looks_like_heading(text, 90)
+
+    return [line for i, line in enumerate(lines) if not divider(i)]
 
 
 def _drop_contents(lines: list[Line]) -> list[Line]:
