@@ -2,13 +2,15 @@
 printed booklets (``rules.content.rulebook``, ``rules.builds.booklet``). Thin: look up, build, render."""
 
 from django.http import Http404
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 
 from ..builds import booklet as booklets
 from ..builds.models import BuiltFile
 from ..builds.serving import serve
 from ..content import version as content_version
 from ..content.addresses import CONTENT_PARAMETER
+from ..content.models import Entry
+from ..content.releases import former_number
 from ..content.rulebook import contents as rulebook_contents
 from ..shared.languages import native_name
 from .http import public_page
@@ -36,10 +38,23 @@ def _context(request, game_slug: str) -> dict:
     return context
 
 
-@public_page(CONTENT_PARAMETER, AT_PARAMETER)
+RULE_PARAMETER = "rule"  # ?rule=7.3a: go to the rule numbered so, or to where it went
+
+
+@public_page(CONTENT_PARAMETER, AT_PARAMETER, RULE_PARAMETER)
 def contents(request, game):
-    """Every rulebook of a game, section by section, with the reader's place marked."""
+    """Every rulebook of a game, section by section, with the reader's place marked.
+
+    ``?rule=7.3a`` goes to the rule numbered so; a number no rule has any more goes to
+    the rule that had it until a release renumbered it (its page says "was 7.3a until
+    …"); an unknown number shows the contents with a note."""
     context = _context(request, game)
+    number = request.GET.get(RULE_PARAMETER, "").strip()[:32]
+    if number:
+        target = rule_numbered(context["game"], context["content_language"], number)
+        if target is not None:
+            return redirect(target.get_absolute_url())
+        context["rule_not_found"] = number
     context.update(
         {
             "books": rulebook_contents(context["game"], context["content_language"]),
@@ -48,6 +63,18 @@ def contents(request, game):
         }
     )
     return render(request, "rules/contents.html", context)
+
+
+def rule_numbered(game, language: str, number: str) -> Entry | None:
+    """The published rule numbered ``number`` ("7.3a" or "7.3a."), else the one that was
+    until a release renumbered it."""
+    number = number.rstrip(".")
+    published = Entry.objects.published().filter(game=game, language=language).select_related("game")
+    current = published.filter(number=number).first()
+    if current is not None:
+        return current
+    moved = former_number(game.pk, language, number)
+    return published.filter(pk=moved.item_id).first() if moved is not None else None
 
 
 def _source(request) -> int | None:

@@ -155,3 +155,26 @@ def test_an_upcoming_release_is_shown_as_upcoming_with_its_planned_changes(clien
     assert "takes effect on" in shown and "until then this is the current text" in shown
     api = client.get(f"/api/v1/sources/{release.source_id}/").json()
     assert api["releases"][0]["version"] == "v2" and api["releases"][0]["upcoming"] is True
+
+
+def test_rule_equals_an_old_number_goes_to_where_the_rule_went(client, released):
+    line = moved_in("v3")
+    contents = f"/en/games/{NAME}/rules/"
+    moved = client.get(contents, {"rule": line["previous_number"]})
+    entry = Entry.objects.get(game__slug=NAME, number=line["number"])
+    # The old number now belongs to another rule (siblings shifted): that rule is shown.
+    holder = Entry.objects.filter(game__slug=NAME, number=line["previous_number"]).first()
+    assert moved.status_code == 302
+    assert moved["Location"] == (holder or entry).get_absolute_url()
+    # A number no rule has any more leads to the rule that had it.
+    gone = next(
+        old for v in ("v2", "v3") for old in {c.get("previous_number") for c in EXPECTED[v]} - {None}
+        if not Entry.objects.filter(game__slug=NAME, number=old).exists()
+    )  # fmt: skip
+    went = client.get(contents, {"rule": gone})
+    assert went.status_code == 302
+    assert Entry.objects.get(game__slug=NAME, slug=went["Location"].rstrip("/").rsplit("/", 1)[1]).relations[
+        "previous_numbers"
+    ]
+    unknown = client.get(contents, {"rule": "999.9z"})
+    assert unknown.status_code == 200 and "No rule is numbered 999.9z" in text(unknown)
