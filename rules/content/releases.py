@@ -23,6 +23,7 @@ The as-of reading follows the releases, not every moderator's edit between them 
 are in the entry's history): a release is what the publisher printed.
 """
 
+import re
 from dataclasses import dataclass
 from datetime import date
 
@@ -33,7 +34,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ..shared.languages import ui_language_for
 from ..shared.text import shown_number
-from .models import Source
+from .models import Entry, Source
 
 
 class ReleaseQuerySet(models.QuerySet):
@@ -210,3 +211,53 @@ def entry_as_of(entry, release: Release) -> EntryAsOf:
     if later.change == ReleaseChange.Kind.ADDED:
         return EntryAsOf(False)
     return EntryAsOf(True, later.previous_number, later.previous_title, later.previous_text, current=False)
+
+
+@dataclass(frozen=True)
+class IndexLine:
+    number: str
+    title: str
+    entry_id: int | None  # the entry now (None: a release after removed it)
+    slug: str  # its page now ("" when removed)
+
+
+def _natural(number: str) -> tuple:
+    """ "7.10a" after "7.9b": numbers compared part by part, as numbers where they are."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.findall(r"\d+|[a-z]+", number))
+
+
+def index_as_of(release: Release, published_only: bool = True) -> list[IndexLine]:
+    """Every entry of the release's source as that release had it, in rule order: the
+    entries there now (with the state before a later release changed them) and those a
+    later release removed; not those a later release added. Two queries."""
+    from .querysets import Status
+
+    entries = Entry.objects.filter(source_id=release.source_id)
+    if published_only:
+        entries = entries.filter(status=Status.PUBLISHED)
+    now = {
+        pk: (number, title, slug) for pk, number, title, slug in entries.values_list("pk", "number", "title", "slug")
+    }
+    earliest: dict[int, ReleaseChange] = {}
+    for change in ReleaseChange.objects.filter(
+        release__source_id=release.source_id, release__sequence__gt=release.sequence, release__pending=False,
+        item_type="entry",
+    ).order_by("release__sequence", "pk"):  # fmt: skip
+        earliest.setdefault(change.item_id, change)
+    lines = []
+    for item_id in {*now, *earliest}:
+        later = earliest.get(item_id)
+        if later is not None and later.change == ReleaseChange.Kind.ADDED:
+            continue  # came later
+        current = now.get(item_id)
+        if later is None:
+            if current is None:
+                continue  # not in this source then (or not public)
+            number, title, slug = current
+        elif current is None and later.change != ReleaseChange.Kind.REMOVED:
+            continue  # there, but not public now
+        else:
+            number, title = later.previous_number, later.previous_title
+            slug = current[2] if current else ""
+        lines.append(IndexLine(number, title, item_id if current else None, slug))
+    return sorted(lines, key=lambda line: (_natural(line.number), line.title))

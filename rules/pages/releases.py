@@ -7,12 +7,14 @@ of ``?as_of=<version or date>`` on an entry's page: the text as that release of 
 entry's source had it, with a banner that says so and links to the current text.
 """
 
+from urllib.parse import quote
+
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
 from ..content.addresses import entry_url_template
 from ..content.models import Entry, Erratum
-from ..content.releases import Release, ReleaseChange, entry_as_of
+from ..content.releases import Release, ReleaseChange, entry_as_of, index_as_of
 from ..shared.markdown import render_markdown
 from .http import public_page
 from .page_context import game_context
@@ -40,6 +42,23 @@ def release_detail(request, game, pk):
     changes = list(release.changes.all())
     context.update({"release": release, "sections": _sections(release, changes), "change_count": len(changes)})
     return render(request, "rules/release_detail.html", context)
+
+
+@public_page()
+def release_index(request, game, pk):
+    """The rules of the release's source as that release had them: numbers and titles,
+    each linking to its text as of the release (rules a later release removed, unlinked)."""
+    context = game_context(game)
+    release = get_object_or_404(
+        Release.objects.for_reading().select_related("source__game"), pk=pk, source__game=context["game"]
+    )
+    entry_url = entry_url_template(context["game"].slug)
+    lines = [
+        (line, entry_url.format(slug=line.slug) + f"?{AS_OF_PARAMETER}={quote(release.version)}" if line.slug else None)
+        for line in index_as_of(release)
+    ]
+    context.update({"release": release, "lines": lines})
+    return render(request, "rules/release_index.html", context)
 
 
 def _sections(release: Release, changes: list[ReleaseChange]) -> list[tuple[str, str, list]]:

@@ -13,6 +13,7 @@ urlpatterns = [
     path("games/<slug:game>/rules/<slug:slug>/compare/<slug:language>/", views.entry_compare, name="entry-compare"),
     path("games/<slug:game>/errata/", views.errata_list, name="errata"),
     path("games/<slug:game>/releases/<int:pk>/", releases.release_detail, name="release"),
+    path("games/<slug:game>/releases/<int:pk>/rules/", releases.release_index, name="release-index"),
     # Reading straight through (rules.content.rulebook, rules.builds.booklet): contents, printed booklets.
     path("games/<slug:game>/rules/", rulebook_views.contents, name="contents"),
     path("games/<slug:game>/print/<slug:part>/", rulebook_views.booklet, name="booklet"),

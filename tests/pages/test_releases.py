@@ -178,3 +178,24 @@ def test_rule_equals_an_old_number_goes_to_where_the_rule_went(client, released)
     ]
     unknown = client.get(contents, {"rule": "999.9z"})
     assert unknown.status_code == 200 and "No rule is numbered 999.9z" in text(unknown)
+
+
+def all_numbers(version: str) -> set[str]:
+    """Every number in a version's file: chapters, sections and rules."""
+    numbers = set()
+    for line in (DOCUMENTS / NAME / f"{version}.txt").read_text(encoding="utf-8").splitlines():
+        first = line.split(" ", 1)[0]
+        if first[:1].isdigit() and first.rstrip(".").replace(".", "").isalnum():
+            numbers.add(first.rstrip("."))
+    return numbers
+
+
+@pytest.mark.parametrize("version", ["v1", "v2", "v3"])
+def test_the_index_as_of_a_release_has_exactly_its_numbers(client, released, version):
+    response = client.get(f"/en/games/{NAME}/releases/{released[version].pk}/rules/")
+    assert response.status_code == 200
+    shown = set(re.findall(r'<span class="number">([^<]+)</span>', response.content.decode()))
+    assert shown == all_numbers(version)
+    if version != "v3":
+        assert "removed since" in text(response)
+        assert f"?as_of={version}" in response.content.decode()
