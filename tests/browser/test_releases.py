@@ -52,3 +52,33 @@ def test_release_pages_read_well_and_have_no_axe_violation(live_server, browser,
             finally:
                 context.close()
     assert found == {}
+
+
+def test_an_old_deep_link_to_a_renumbered_rule_finds_it(live_server, browser):
+    import json
+
+    from tests.importing.test_releases import DOCUMENTS
+
+    release_pages()
+    expected = json.loads((DOCUMENTS / NAME / "expected.json").read_text(encoding="utf-8"))
+    # A number no rule has now: the rule that had it was renumbered (its siblings shifted).
+    gone = next(
+        line for v in ("v2", "v3") for line in expected[v]
+        if line.get("previous_number")
+        and not Entry.objects.filter(game__slug=NAME, number=line["previous_number"]).exists()
+    )  # fmt: skip
+    went = Entry.objects.get(pk=Entry.objects.filter(game__slug=NAME).exclude(number="").first().pk)
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}{went.get_absolute_url()}#{gone['previous_number']}")
+        page.wait_for_url(lambda url: "#" not in url)
+        target = Entry.objects.get(game__slug=NAME, slug=page.url.rstrip("/").rsplit("/", 1)[1])
+        assert gone["previous_number"] in [former["number"] for former in target.relations["previous_numbers"]]
+        assert f"Was {gone['previous_number']} until" in page.locator("main").inner_text()
+        # A fragment that is no rule number, or one the page has, stays where it is.
+        page.goto(f"{live_server.url}{went.get_absolute_url()}#releases-heading")
+        page.wait_for_timeout(300)
+        assert page.url.endswith("#releases-heading")
+    finally:
+        context.close()
