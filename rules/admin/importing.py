@@ -146,6 +146,16 @@ class ImportForm(forms.Form):
             "its page lists exactly which rules were added, changed, renumbered or removed."
         ),
     )
+    hold = forms.BooleanField(
+        label=_("Hold this version for review"),
+        required=False,
+        initial=True,
+        help_text=_(
+            "With a version: nothing on the site changes (not even the text of a published entry) until you "
+            "publish the release on its review page. Unticked, the version is written at once, its new items "
+            "with the status below."
+        ),
+    )
     effective_date = forms.DateField(
         label=_("Effective from"),
         required=False,
@@ -174,7 +184,8 @@ class ImportForm(forms.Form):
             _("Import"),
             {
                 "fields": [
-                    "language", "kind", "source_title", "source_version", "effective_date", "page", "status", "prune",
+                    "language", "kind", "source_title", "source_version", "hold", "effective_date", "page",
+                    "status", "prune",
                 ]
             },
         ),
@@ -276,6 +287,7 @@ class ImportForm(forms.Form):
             "kind": data["kind"],
             "source_title": data["source_title"],
             "source_version": data.get("source_version") or "",
+            "hold": bool(data.get("hold")) and bool(data.get("source_version")),
             "effective_date": data["effective_date"].isoformat() if data.get("effective_date") else None,
             "page": data["page"],
             "status": data.get("status") or Status.DRAFT,

@@ -5,11 +5,16 @@ import left are on its job page; here the diffs come first (changed, renumbered,
 added and removed), each with the item's status now and a link to edit it (to publish
 or fix entry by entry), and a "Publish this release" button at the top and the bottom
 that publishes every draft or in-review item it lists (``rules.moderation.releases``).
-An upcoming release cannot be published: its text is not the site's before its day.
+A release **held for review** (the upload's default for a version) has changed nothing
+yet: its page shows the plan, and "Publish this release" imports it now, its new items
+published (``rules.importing.due.apply_release``). An upcoming release cannot be
+published: its text is not the site's before its day.
 
 Releases are made by imports only: no add, no edit, no delete here (deleting a source
 deletes its releases). A per-game moderator sees the releases of their games' sources.
 """
+
+from collections import Counter
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -22,6 +27,8 @@ from django.utils.translation import ngettext
 from ..content.models import Entry, Erratum
 from ..content.querysets import Status
 from ..content.releases import Release, ReleaseChange
+from ..importing import ImportRulesError
+from ..importing.due import apply_release
 from ..moderation.permissions import editable_games, edits_every_game
 from ..moderation.releases import publish_release
 
@@ -83,7 +90,11 @@ class ReleaseAdmin(admin.ModelAdmin):
                 change.current = items.get((change.item_type, change.item_id))
             if rows:
                 sections.append((kind, rows))
-        waiting = sum(1 for item in items.values() if item["status"] in (Status.DRAFT, Status.REVIEW))
+        waiting = (
+            len(changes)
+            if release.held
+            else sum(1 for item in items.values() if item["status"] in (Status.DRAFT, Status.REVIEW))
+        )
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
@@ -91,13 +102,15 @@ class ReleaseAdmin(admin.ModelAdmin):
             "release": release,
             "sections": sections,
             "waiting": waiting,
-            "can_publish": request.user.has_perm("rules.change_entry") and not release.pending,
+            "can_publish": request.user.has_perm("rules.change_entry") and (release.held or not release.pending),
         }
         return render(request, "admin/rules/release_review.html", context)
 
     def _publish(self, request, release):
         if not request.user.has_perm("rules.change_entry"):
             raise PermissionDenied
+        if release.held:
+            return self._apply(request, release)
         if release.pending:
             messages.error(request, _("This release takes effect later: it cannot be published before its day."))
             return redirect("admin:rules_release_review", pk=release.pk)
@@ -125,6 +138,27 @@ class ReleaseAdmin(admin.ModelAdmin):
                 % {"count": done.withheld},
             )
         return redirect("admin:rules_release_review", pk=release.pk)
+
+    def _apply(self, request, release):
+        """Publish a release held for review: import its document now, new items published."""
+        try:
+            report = apply_release(release, status=Status.PUBLISHED, user=request.user)
+        except ImportRulesError as error:
+            messages.error(request, error.message)
+        else:
+            messages.success(request, _apply_message(report))
+        return redirect("admin:rules_release_review", pk=release.pk)
+
+
+def _apply_message(report) -> str:
+    counts = Counter(line.change for line in report.changes)
+    return _(
+        "Version %(version)s is published: %(changed)s changed, %(renumbered)s renumbered, %(added)s added, "
+        "%(removed)s removed."
+    ) % {
+        "version": report.release,
+        **{kind: counts.get(kind, 0) for kind in ("changed", "renumbered", "added", "removed")},
+    }
 
 
 def _current_items(release: Release, changes: list[ReleaseChange]) -> dict[tuple[str, int], dict]:

@@ -23,6 +23,8 @@ from .pagination import ListPagination
 from .previews import EntryPreviewActions
 from .throttling import APIRateThrottle
 
+PUBLIC_RELEASES = Release.objects.for_reading().public().order_by("-sequence")  # newest first
+
 
 class APIv1Settings:
     """What every v1 endpoint shares, pinned here rather than read from the global
@@ -97,7 +99,7 @@ class SourceViewSet(APIv1Settings, ReadOnlyModelViewSet):
         return (
             Source.objects.published()
             .select_related("game")
-            .prefetch_related(Prefetch("releases", queryset=Release.objects.for_reading().order_by("-sequence")))
+            .prefetch_related(Prefetch("releases", queryset=PUBLIC_RELEASES))
             .annotate(public_updated_at=PublicItem.changed_at_of(FeedKind.SOURCE))
             .order_by("game__name", "language", "title", "pk")
         )
@@ -113,7 +115,7 @@ class ReleaseViewSet(APIv1Settings, ReadOnlyModelViewSet):
         return serializers.ReleaseSerializer if self.action == "retrieve" else serializers.ReleaseListSerializer
 
     def get_queryset(self):
-        releases = Release.objects.for_reading().select_related("source__game").order_by("-created_at", "-pk")
+        releases = Release.objects.for_reading().public().select_related("source__game").order_by("-created_at", "-pk")
         return releases.prefetch_related("changes") if self.action == "retrieve" else releases
 
 

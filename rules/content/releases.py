@@ -45,6 +45,10 @@ class ReleaseQuerySet(models.QuerySet):
         """Without an upcoming release's document: what pages and the API list."""
         return self.defer("pending_document", "pending_options")
 
+    def public(self):
+        """What readers see: applied and upcoming releases, not one held for review."""
+        return self.filter(held=False)
+
     def applied(self):
         """Releases whose text is the site's (an upcoming one waits for its date)."""
         return self.filter(pending=False)
@@ -56,7 +60,7 @@ class ReleaseQuerySet(models.QuerySet):
     def as_of(self, source: Source, label: str) -> "Release | None":
         """The release of ``source`` a reader means by ``label``: its version label, or a
         date (``YYYY-MM-DD``: the last release in effect on that day)."""
-        releases = self.filter(source=source)
+        releases = self.public().filter(source=source)
         release = releases.filter(version=label).first()
         if release is not None:
             return release
@@ -79,6 +83,9 @@ class Release(models.Model):
     # options until that day, when the worker imports it (``rules.importing.upcoming``); its
     # change list is the plan until then. Both are cleared once it is the site's text.
     pending = models.BooleanField(_("upcoming, not applied yet"), default=False, editable=False)
+    # Held for a moderator's review (the admin upload's default for a version): pending,
+    # with no date, and not public until it is published.
+    held = models.BooleanField(_("held for review"), default=False, editable=False)
     pending_document = models.BinaryField(null=True, editable=False)
     pending_options = models.JSONField(default=dict, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -100,7 +107,9 @@ class Release(models.Model):
     @property
     def upcoming(self) -> bool:
         """Announced, not the site's text yet: waiting for its effective date (or, on
-        that day, for the worker to apply it)."""
+        that day, for the worker to apply it). A held release is not announced."""
+        if self.held:
+            return False
         return self.pending or (self.effective_on is not None and self.effective_on > timezone.localdate())
 
     def get_absolute_url(self) -> str:

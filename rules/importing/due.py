@@ -30,13 +30,10 @@ def apply_due(today: date | None = None) -> list[Release]:
         "effective_on", "sequence"
     )
     for release in due:
-        options, filename = _options(release)
+        if release.held:
+            continue  # waits for a moderator, not for a date
         try:
-            # All or nothing (a large document too): the plan gives way to what the import
-            # does, and the release is the site's text once it is written.
-            with transaction.atomic():
-                ReleaseChange.objects.filter(release=release).delete()
-                import_document(bytes(release.pending_document), options, filename)
+            apply_release(release)
         except Exception:
             logger.exception("upcoming release %s %s could not be applied", release.source, release.version)
             continue
@@ -44,12 +41,29 @@ def apply_due(today: date | None = None) -> list[Release]:
     return applied
 
 
+def apply_release(release: Release, *, status: str | None = None, user=None):
+    """Import a release that is not applied yet, now: all or nothing (a large document
+    too); the plan gives way to what the import does, and the release is the site's text
+    once it is written. ``status``: of the items it creates (publishing a held release:
+    published), else what the upload chose. The import's report."""
+    options, filename = _options(release)
+    if status is not None:
+        options = replace(options, status=status)
+    if user is not None:
+        options = replace(options, user=user)
+    if options.source.effective_on is None or options.source.effective_on > timezone.localdate():
+        options = replace(options, source=replace(options.source, effective_on=timezone.localdate()))
+    with transaction.atomic():
+        ReleaseChange.objects.filter(release=release).delete()
+        return import_document(bytes(release.pending_document), options, filename)
+
+
 def _options(release: Release) -> tuple[ImportOptions, str | None]:
     stored = release.pending_options
     info = dict(stored["source"])
     for name in ("published_on", "effective_on"):
         info[name] = date.fromisoformat(info[name]) if info[name] else None
-    info["effective_on"] = release.effective_on  # it is due: not upcoming any more
+    info["effective_on"] = release.effective_on  # it is due (or published): not upcoming any more
     user = get_user_model().objects.filter(pk=stored["user"]).first() if stored.get("user") else None
     options = ImportOptions(
         game=stored["game"],

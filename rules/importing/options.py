@@ -53,6 +53,10 @@ class ImportOptions:
     leading_fragment_title: str | None = None
     numbered_title: str = "{parent} {number}"
     dry_run: bool = False
+    # A version held for review (the admin upload's default): planned now and kept with
+    # its release, imported when a moderator publishes the release
+    # (``rules.importing.upcoming``). Only with a version; a future effective date wins.
+    hold: bool = False
     # Delete this source's items (same game and language) that the document no longer has.
     prune: bool = False
     user: object | None = None  # recorded as the author of the history versions

@@ -13,7 +13,7 @@ from .reading import read_document
 from .report import ImportReport, Repair, Warning
 from .splitting import KINDS, ParsedItem, detect_kind, split_items
 from .structure import build_blocks, is_index_letter
-from .upcoming import is_upcoming, keep
+from .upcoming import is_held, is_upcoming, keep
 from .writing import write_items
 
 __all__ = [
@@ -143,8 +143,9 @@ def import_document(
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
-    if is_upcoming(options) and not options.dry_run:
-        # A version that takes effect later: planned now, imported on its day.
+    if (is_upcoming(options) or is_held(options)) and not options.dry_run:
+        # A version that takes effect later, or waits for review: planned now, imported
+        # on its day or when a moderator publishes it (rules.importing.upcoming).
         report = import_document(data, replace(options, dry_run=True), filename)
         keep(report, options, data, filename)
         return report

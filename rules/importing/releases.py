@@ -139,7 +139,7 @@ def record(writer, source, info: SourceInfo, lines: list[ChangeLine]) -> Release
                 if getattr(info, name):
                     setattr(release, name, getattr(info, name))
             # An upcoming release imported for real: its text is the site's now.
-            release.pending, release.pending_document, release.pending_options = False, None, {}
+            release.pending, release.held, release.pending_document, release.pending_options = False, False, None, {}
             release.save()
         _merge(release, lines)
         if source.version != info.version:

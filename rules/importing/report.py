@@ -73,6 +73,7 @@ class ImportReport:
     changes: list[ChangeLine] = field(default_factory=list)  # what changed, by identity
     release: str = ""  # the release of the source this import made or added to
     scheduled_for: object = None  # an upcoming release: the day it takes effect (a date)
+    held: bool = False  # a version held for review: nothing written until it is published
 
     def _titles(self, action: str) -> list[str]:
         return [outcome.title for outcome in self.outcomes if outcome.action == action]
@@ -104,6 +105,8 @@ class ImportReport:
             + (
                 f" (upcoming: takes effect on {self.scheduled_for.isoformat()}; nothing changes before)"
                 if self.scheduled_for
+                else " (held for review: nothing changes until the release is published)"
+                if self.held
                 else " (dry run: nothing written)"
                 if self.dry_run
                 else ""

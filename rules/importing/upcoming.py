@@ -1,4 +1,5 @@
-"""Upcoming releases: a version whose effective date is ahead waits for its day.
+"""Releases not applied yet: a version whose effective date is ahead waits for its day,
+and one held for review waits for a moderator.
 
 Publishers announce a new version weeks before it applies (tournament rules, a reprint
 "effective from 1 March"). Imported with an effective date after today, a version
@@ -14,6 +15,11 @@ that day, so edits made meanwhile count).
 
 Decisions:
 
+- **Held for review** (``ImportOptions.hold``, the admin upload's default for a version):
+  the same, but without a date: it waits for a moderator to publish the release on its
+  review page (``rules.admin.releases``), which imports it with its new items
+  published; nothing on the site changes before, a published entry's text included.
+  The worker never applies a held release.
 - Importing the same upcoming label again replaces its document and plan (a corrected
   file); with an effective date of today or earlier it applies at once.
 - A new game cannot have an upcoming first version (there is nothing to keep showing
@@ -45,6 +51,12 @@ def is_upcoming(options: ImportOptions) -> bool:
     )
 
 
+def is_held(options: ImportOptions) -> bool:
+    """Whether this import is a version held for a moderator's review (no future date)."""
+    info = options.source
+    return bool(info is not None and info.version and options.hold and not is_upcoming(options))
+
+
 def keep(report: ImportReport, options: ImportOptions, data: bytes, filename: str | None) -> Release:
     """Store the planned import (``report``, a dry run) as the upcoming release, with its
     document and options for the day it applies."""
@@ -73,16 +85,20 @@ def keep(report: ImportReport, options: ImportOptions, data: bytes, filename: st
             last = Release.objects.filter(source=source).order_by("-sequence").values_list("sequence", flat=True)
             release = Release(source=source, version=info.version, sequence=(last.first() or 0) + 1)
         release.published_on = info.published_on or timezone.localdate()
-        release.effective_on = info.effective_on
+        release.effective_on = info.effective_on or (None if is_held(options) else release.published_on)
         release.notes = info.notes
         release.pending = True
+        release.held = is_held(options)
         release.pending_document = data
         release.pending_options = _stored_options(options, filename)
         release.save()
         ReleaseChange.objects.filter(release=release).delete()
         ReleaseChange.objects.bulk_create(change_rows(release, report.changes), batch_size=500)
     report.release = info.version
-    report.scheduled_for = info.effective_on
+    if is_held(options):
+        report.held = True
+    else:
+        report.scheduled_for = info.effective_on
     return release
 
 

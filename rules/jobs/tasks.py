@@ -70,6 +70,7 @@ def build_options(values: dict, *, dry_run: bool, user=None, progress=None) -> I
         page=values["page"],
         prune=values["prune"],
         status=values.get("status", "draft"),
+        hold=values.get("hold", False),
         dry_run=dry_run,
         user=user,  # the history versions name the moderator who imported
         progress=progress,
@@ -108,6 +109,7 @@ def report_data(report) -> dict:
         "warnings": [[w.line, w.message] for w in report.warnings],
         "release": report.release,
         "upcoming": report.scheduled_for.isoformat() if report.scheduled_for else None,
+        "held": report.held,
         # What changed by identity (rules.importing.releases), the first CHANGES_KEPT of
         # each kind (a first release of 10,000 rules lists every one as added) and counts.
         "changes": [

@@ -208,6 +208,7 @@ class GameReleasesFeed(GameFeed):
         return (
             Release.objects.filter(source__game=context["game"], source__language=context["content_language"])
             .for_reading()
+            .public()
             .select_related("source__game")
             .annotate(change_total=Count("changes"))
             .order_by("-created_at", "-pk")[:FEED_LENGTH]

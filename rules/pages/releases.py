@@ -37,7 +37,7 @@ SECTIONS = (
 def release_detail(request, game, pk):
     context = game_context(game)
     release = get_object_or_404(
-        Release.objects.for_reading().select_related("source__game"), pk=pk, source__game=context["game"]
+        Release.objects.for_reading().public().select_related("source__game"), pk=pk, source__game=context["game"]
     )
     changes = list(release.changes.all())
     context.update({"release": release, "sections": _sections(release, changes), "change_count": len(changes)})
@@ -50,7 +50,7 @@ def release_index(request, game, pk):
     each linking to its text as of the release (rules a later release removed, unlinked)."""
     context = game_context(game)
     release = get_object_or_404(
-        Release.objects.for_reading().select_related("source__game"), pk=pk, source__game=context["game"]
+        Release.objects.for_reading().public().select_related("source__game"), pk=pk, source__game=context["game"]
     )
     entry_url = entry_url_template(context["game"].slug)
     lines = [

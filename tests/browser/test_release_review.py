@@ -1,6 +1,7 @@
-"""A moderator brings a new version in, in a real browser: upload as a draft with its
-version, read what changes (renumbered rules old → new, word diffs) before importing,
-import, review the release, publish it at once; players then see it."""
+"""A moderator brings a new version in, in a real browser: upload it with its version
+(held for review, the default), read what changes (renumbered rules old → new, word
+diffs) before importing, import, review the release while nothing on the site has
+changed, publish it at once; players then see it."""
 
 import re
 
@@ -57,33 +58,36 @@ def test_upload_a_version_as_draft_review_it_and_publish_the_release(live_server
     page.reload()
     review = page.get_by_role("link", name="Review version v2 and publish it")
     expect(review).to_be_visible()
+    before = {e.pk: (e.number, e.body) for e in Entry.objects.filter(game__slug=NAME)}
+    release = Release.objects.get(source__game__slug=NAME, version="v2")
+    assert release.held
+    # Held for review: nothing on the site changed, and the release is not public yet.
+    assert page.context.request.get(f"{live_server.url}{release.get_absolute_url()}").status == 404
     review.click()
 
-    # The review page: diffs first, each item's status and text, Publish at top and bottom.
+    # The review page: diffs first, each item's text, Publish at top and bottom.
     expect(page.locator("#release-changed")).to_be_visible()
     assert page.locator("#release-changed").bounding_box()["y"] < page.locator("#release-added").bounding_box()["y"]
     added = [line for line in expected["v2"] if line["change"] == "added"]
     expect(page.locator("#release-added")).to_contain_text(added[0]["title"])
-    expect(page.locator("#release-added")).to_contain_text("draft")
-    expect(page.locator("#release-publish-top")).to_contain_text(f"{len(added)} items are drafts or in review")
+    expect(page.locator("#release-publish-top")).to_contain_text("Held for review: nothing on the site has changed yet")
+    expect(page.locator("#release-publish-top")).to_contain_text(f"publishing applies {len(expected['v2'])} changes")
     expect(page.locator("#release-publish-bottom [type=submit]")).to_be_enabled()
     no_axe_violations_in(page, "#content-main")  # the rest is Django's admin chrome
     save_screenshot(page, "release-review")
-
-    new_entry = Entry.objects.get(game__slug=NAME, number=added[0]["number"])
-    # A draft is not public: its address still leads where the rule that had it went.
-    before = page.context.request.get(f"{live_server.url}{new_entry.get_absolute_url()}", max_redirects=0)
-    assert before.status in (301, 404)
+    assert {e.pk: (e.number, e.body) for e in Entry.objects.filter(game__slug=NAME)} == before
 
     page.locator("#release-publish-top [type=submit]").click()
-    expect(page.locator(".messagelist")).to_contain_text(f"{len(added)} items published.")
-    assert set(
-        Entry.objects.filter(game__slug=NAME, number__in=[line["number"] for line in added]).values_list(
-            "status", flat=True
-        )
-    ) == {Status.PUBLISHED}
+    counts = {kind: sum(1 for line in expected["v2"] if line["change"] == kind) for kind in ("changed", "renumbered")}
+    expect(page.locator(".messagelist")).to_contain_text(
+        f"Version v2 is published: {counts['changed']} changed, {counts['renumbered']} renumbered, "
+        f"{len(added)} added, {len(expected['v2']) - len(added) - sum(counts.values())} removed."
+    )
+    new_entry = Entry.objects.get(game__slug=NAME, number=added[0]["number"])
+    assert new_entry.status == Status.PUBLISHED
     public = page.context.request.get(f"{live_server.url}{new_entry.get_absolute_url()}", max_redirects=0)
     assert public.status == 200
-    release = Release.objects.get(source__game__slug=NAME, version="v2")
+    release.refresh_from_db()
+    assert not release.pending and not release.held
     text = page.context.request.get(f"{live_server.url}{release.get_absolute_url()}").text()
     assert re.search(rf"Rules added\s*<span class=\"count\">\({len(added)}\)</span>", text)

@@ -208,3 +208,39 @@ def test_an_upcoming_release_changes_nothing_until_its_day_and_then_applies_itse
     stored = sorted((c.change, c.number) for c in release.changes.filter(item_type="entry"))
     assert stored == sorted((line["change"], line["number"]) for line in expected["v2"])
     assert all(c.item_id for c in release.changes.all())
+
+
+@pytest.mark.django_db
+def test_a_version_held_for_review_changes_nothing_is_not_public_and_the_worker_leaves_it(client):
+    from django.test import Client
+
+    from rules.importing import ImportOptions, import_document
+    from rules.importing.due import apply_due, apply_release
+    from rules.importing.pipeline import SourceInfo
+    from tests.builds import run_background_tasks
+
+    name = SETS[0]
+    import_version(name, "v1")
+    before = texts(name)
+    options = ImportOptions(
+        game=name, language="en", kind="rulebook", prune=True, hold=True, status="draft",
+        source=SourceInfo(title="Comprehensive Rules", version="v2"),
+    )  # fmt: skip
+    report = import_document((DOCUMENTS / name / "v2.txt").read_bytes(), options)
+    assert report.held and report.changes
+    release = Release.objects.get(source__game__slug=name, version="v2")
+    assert release.held and release.pending and not release.upcoming
+    assert texts(name) == before
+    reader = Client()
+    assert reader.get(release.get_absolute_url()).status_code == 404
+    assert [r["version"] for r in reader.get(f"/api/v1/sources/{release.source_id}/").json()["releases"]] == ["v1"]
+    assert run_background_tasks() == 0 and apply_due() == []
+    assert texts(name) == before
+
+    applied = apply_release(release, status="published")
+    assert {line.change for line in applied.changes} == {line.change for line in report.changes}
+    release.refresh_from_db()
+    assert not release.held and not release.pending and release.effective_on is not None
+    assert texts(name) == {**texts(name), **document_texts(name, "v2")}
+    assert set(Entry.objects.filter(game__slug=name).values_list("status", flat=True)) == {"published"}
+    assert reader.get(release.get_absolute_url()).status_code == 200
