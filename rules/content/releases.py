@@ -152,34 +152,29 @@ class ReleaseChange(models.Model):
         return f"{self.change} {self.number or self.previous_number} {self.title}"
 
 
+def _took(number: str) -> models.QuerySet:
+    """The applied changes that took ``number`` from a rule: it was renumbered, or
+    reworded under a new number."""
+    return ReleaseChange.objects.filter(
+        item_type="entry",
+        previous_number=number,
+        change__in=[ReleaseChange.Kind.RENUMBERED, ReleaseChange.Kind.CHANGED],
+        release__pending=False,
+    ).exclude(number=number)
+
+
 def renumbered_from(number: str) -> models.QuerySet:
     """The ids of the entries that had ``number`` until a release gave them another (a
     subquery: ``Entry.objects.filter(pk__in=renumbered_from("7.3a"))``)."""
-    return (
-        ReleaseChange.objects.filter(
-            item_type="entry",
-            previous_number=number,
-            change__in=[ReleaseChange.Kind.RENUMBERED, ReleaseChange.Kind.CHANGED],
-            release__pending=False,
-        )
-        .exclude(number=number)
-        .values("item_id")
-    )
+    return _took(number).values("item_id")
 
 
 def former_number(game_id: int, language: str, number: str) -> ReleaseChange | None:
-    """The latest release change that took ``number`` from a rule (it was renumbered or
-    reworded under a new number), or None: where an old citation of ``number`` went."""
+    """The latest release change that took ``number`` from a rule of the game's
+    ``language``, or None: where an old citation of ``number`` went."""
     return (
-        ReleaseChange.objects.filter(
-            release__source__game_id=game_id,
-            release__source__language=language,
-            item_type="entry",
-            previous_number=number,
-            change__in=[ReleaseChange.Kind.RENUMBERED, ReleaseChange.Kind.CHANGED],
-            release__pending=False,
-        )
-        .exclude(number=number)
+        _took(number)
+        .filter(release__source__game_id=game_id, release__source__language=language)
         .select_related("release")
         .order_by("-release__created_at", "-pk")
         .first()

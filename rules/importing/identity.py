@@ -67,24 +67,21 @@ def match(stored: list[Rule], new: list[Rule]) -> dict[object, object]:
     def left(rules, used):
         return [rule for rule in rules if rule.key not in used]
 
+    def pair_exactly(new_rules, stored_rules, key) -> None:
+        """Pair each new rule with the first stored one of the same ``key`` left."""
+        by_key = defaultdict(list)
+        for rule in stored_rules:
+            by_key[key(rule)].append(rule)
+        for rule in new_rules:
+            candidates = [c for c in by_key.get(key(rule), ()) if c.key not in taken]
+            if candidates:
+                pairs[rule.key] = candidates[0].key
+                taken.add(candidates[0].key)
+
     # 1. same number, same text
-    by_number_text = defaultdict(list)
-    for rule in stored:
-        by_number_text[(rule.number, rule.text)].append(rule)
-    for rule in new:
-        candidates = [c for c in by_number_text.get((rule.number, rule.text), ()) if c.key not in taken]
-        if candidates:
-            pairs[rule.key] = candidates[0].key
-            taken.add(candidates[0].key)
+    pair_exactly(new, stored, lambda rule: (rule.number, rule.text))
     # 2. same text, another number: paired in document order
-    by_text = defaultdict(list)
-    for rule in left(stored, taken):
-        by_text[rule.text].append(rule)
-    for rule in left(new, pairs):
-        candidates = [c for c in by_text.get(rule.text, ()) if c.key not in taken]
-        if candidates:
-            pairs[rule.key] = candidates[0].key
-            taken.add(candidates[0].key)
+    pair_exactly(left(new, pairs), left(stored, taken), lambda rule: rule.text)
     # 3. same number, a similar text
     by_number = defaultdict(list)
     for rule in left(stored, taken):
