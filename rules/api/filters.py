@@ -103,8 +103,21 @@ class BooleanField(NonEmpty, forms.Field):
         pass  # None (absent) is fine: the filter is optional
 
 
+class IdField(NonEmpty, forms.IntegerField):
+    """An id: digits only, within what every database stores (no "1e999", no "-1")."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", 2**63 - 1)
+        super().__init__(**kwargs)
+
+
 class TextFilter(filters.CharFilter):
     field_class = TextField
+
+
+class IdFilter(filters.NumberFilter):
+    field_class = IdField
 
 
 class StrictChoiceFilter(filters.ChoiceFilter):
@@ -235,7 +248,7 @@ class ReleaseFilter(StrictFilterSet):
     language = StrictChoiceFilter(
         field_name="source__language", choices=CONTENT_LANGUAGES, help_text="The source's language."
     )
-    source = filters.NumberFilter(field_name="source_id", help_text="Source id.")
+    source = IdFilter(field_name="source_id", help_text="Source id.")
 
     class Meta:
         model = Release

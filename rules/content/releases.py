@@ -59,7 +59,10 @@ class ReleaseQuerySet(models.QuerySet):
 
     def as_of(self, source: Source, label: str) -> "Release | None":
         """The release of ``source`` a reader means by ``label``: its version label, or a
-        date (``YYYY-MM-DD``: the last release in effect on that day)."""
+        date (``YYYY-MM-DD``: the last release in effect on that day). A label no
+        database could hold (a NUL character) names none."""
+        if "\x00" in label:
+            return None
         releases = self.public().filter(source=source)
         release = releases.filter(version=label).first()
         if release is not None:

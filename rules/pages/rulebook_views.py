@@ -69,6 +69,8 @@ def rule_numbered(game, language: str, number: str) -> Entry | None:
     """The published rule numbered ``number`` ("7.3a" or "7.3a."), else the one that was
     until a release renumbered it."""
     number = number.rstrip(".")
+    if "\x00" in number:  # no rule has it, and PostgreSQL refuses to compare with it
+        return None
     published = Entry.objects.published().filter(game=game, language=language).select_related("game")
     current = published.filter(number=number).first()
     if current is not None:

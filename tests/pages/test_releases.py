@@ -199,3 +199,13 @@ def test_the_index_as_of_a_release_has_exactly_its_numbers(client, released, ver
     if version != "v3":
         assert "removed since" in text(response)
         assert f"?as_of={version}" in response.content.decode()
+
+
+def test_odd_as_of_and_rule_values_are_clear_answers_not_errors(client, released):
+    entry = Entry.objects.filter(game__slug=NAME).exclude(body="").first()
+    for value in ("\x00", "v1\x00", "9" * 500, "2026-02-30", "<script>"):
+        assert client.get(entry.get_absolute_url(), {"as_of": value}).status_code == 404
+        api = client.get(f"/api/v1/entries/{entry.pk}/", {"as_of": value})
+        assert api.status_code == 404 and "detail" in api.json()
+        assert client.get(f"/en/games/{NAME}/rules/", {"rule": value}).status_code == 200
+    assert client.get(entry.get_absolute_url(), {"as_of": "2000-01-01"}).status_code == 404  # before any release
