@@ -199,7 +199,7 @@ def test_an_empty_page_is_404_not_page_one(client, world, url):
 
 def test_every_operation_documents_400_and_404_as_json_errors(schema):
     operations = [(path, op) for path, item in schema["paths"].items() for op in item.values()]
-    assert len(operations) == 19  # 18 GETs, and the lookup's POST
+    assert len(operations) == 21  # 20 GETs, and the lookup's POST
     for path, operation in operations:
         for code in ("400", "404"):
             response = operation["responses"].get(code)
