@@ -17,6 +17,19 @@ its own "-2" rows again, so it changes nothing, and says the same about the clas
 each time (the two rows stay apart until a moderator joins or renames them).
 Errata and FAQ questions have no kind that matters here: their source alone decides.
 
+**Numbered rules are matched by identity first** (``identity``): a new version of a
+source inserts and drops rules, and the siblings after them shift (x.3a becomes x.4a
+with the same text), so matching by a slug made from "Combat 7.3a" would take each
+shifted rule for another. The source's stored numbered entries are matched to the
+document's numbered items by text (same number and text, same text under a new number,
+a small edit); a matched entry keeps its row and id, and its slug follows its new title
+when it was made from the old one (the old slug redirects to it, ``EntryRedirect``).
+Slugs that change hands within one import are freed first (``RowWriter.free_slugs``),
+so the order of the writes does not matter. A stored numbered entry the document no
+longer has is "gone": a new rule never takes over its row by slug (it is another rule);
+``--prune`` deletes it, else it is kept with a warning. What changed is listed by
+``releases``.
+
 A row **without a source** (written by hand in the admin, e.g. a wanted entry a
 moderator started as a draft) of the item's kind is taken over, never silently: a
 warning names it and its slug; from then on it is this source's, so the next import
