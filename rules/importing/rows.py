@@ -57,7 +57,7 @@ from datetime import date
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 from simple_history.utils import (
     get_history_manager_for_model,
@@ -75,7 +75,7 @@ from ..derived.references import link_targets, rebuild_cross_references, resolut
 from ..derived.rendering import render_fields, spec_for
 from ..search.index import index_objects
 from ..search.index import vocabulary as search_vocabulary
-from ..shared.bulk import create_objects
+from ..shared.bulk import create_objects, update_rows
 from ..shared.text import normalize_label
 from .report import ImportReport, Outcome
 
@@ -384,7 +384,7 @@ class RowWriter:
                 row.outcome = Outcome(type_, row.title, "unchanged", row.slug)
         self._update(model, updates)
         if quiet:
-            model._default_manager.bulk_update(quiet, sorted(self.quiet), batch_size=BATCH)
+            _update_columns(model, quiet, sorted(self.quiet))
         self._relink(model, relinked)
         self._snapshot_relations(model, [row.obj for row in new] + [obj for obj, _ in updates])
 
@@ -432,7 +432,7 @@ class RowWriter:
             if model is Entry and {"body", "see_also"} & set(changed):
                 self.references.append(obj)
             objs.append(obj)
-        model._default_manager.bulk_update(objs, sorted(fields), batch_size=BATCH)
+        _update_columns(model, objs, sorted(fields))
         self._versions(model, objs, "~")
         self._written(model, objs)
         record_many(
@@ -579,16 +579,31 @@ class RowWriter:
         """Each ``(entry, old slug)``: the old slug leads to the entry (``EntryRedirect``),
         as an entry renamed in the admin keeps its old address. Where the old slug now
         belongs to another entry, that entry's page is shown there, and the record says
-        where the rule that had the address went."""
+        where the rule that had the address went. An entry's own new slug redirects
+        nowhere. A few statements for any number of moves."""
         if self.plan_only or not moves:
             return
         with unit_of_work():
-            for entry, old_slug in moves:
-                EntryRedirect.objects.filter(
-                    game_id=entry.game_id, language=entry.language, old_slug=entry.slug, entry=entry
-                ).delete()
-                EntryRedirect.objects.update_or_create(
-                    game_id=entry.game_id, language=entry.language, old_slug=old_slug, defaults={"entry": entry}
+            for start in range(0, len(moves), BATCH):
+                batch = moves[start : start + BATCH]
+                own = Q()
+                for entry, _old in batch:
+                    own |= Q(entry_id=entry.pk, old_slug=entry.slug)
+                EntryRedirect.objects.filter(own).delete()
+                entry = batch[0][0]
+                scope = {"game_id": entry.game_id, "language": entry.language}
+                stored = {
+                    redirect.old_slug: redirect
+                    for redirect in EntryRedirect.objects.filter(**scope, old_slug__in=[old for _e, old in batch])
+                }
+                moved = []
+                for entry, old in batch:
+                    if old in stored:
+                        stored[old].entry_id = entry.pk
+                        moved.append(stored[old])
+                EntryRedirect.objects.bulk_update(moved, ["entry"], batch_size=BATCH)
+                EntryRedirect.objects.bulk_create(
+                    [EntryRedirect(**scope, old_slug=old, entry=entry) for entry, old in batch if old not in stored]
                 )
 
     # -- pruning --------------------------------------------------------------------------
@@ -647,6 +662,15 @@ class RowWriter:
             index_objects(type_, objs, vocabulary=self._vocabulary)
         self.references.clear()
         self.written.clear()
+
+
+def _update_columns(model, objs: list, fields: list[str]) -> None:
+    """Write these columns of ``objs`` as they are in memory: plain ``UPDATE`` statements
+    (``rules.shared.bulk.update_rows``), where ``bulk_update()`` builds a ``CASE``
+    expression per row and column through the ORM (8 of the 12 s of a 10,000-rule
+    version that renumbers a thousand rules and moves the order of them all)."""
+    columns = [model._meta.get_field(name) for name in fields]
+    update_rows(model, fields, [(obj.pk, *(getattr(obj, column.attname) for column in columns)) for obj in objs])
 
 
 def _levels(rows: list[Row]) -> list[list[Row]]:

@@ -20,7 +20,7 @@ from django.db import transaction
 from django.db.models.signals import pre_delete
 
 from ..content.querysets import Status
-from ..shared.bulk import create_objects, insert_rows
+from ..shared.bulk import create_objects, insert_rows, update_rows
 from ..shared.wikilinks import WIKI_LINK
 from . import fuzzy
 from .models import SearchDocument, SearchName, SearchWord
@@ -163,7 +163,9 @@ def _index_chunk(item_type: str, items: list, chunk: set[int], vocabulary: fuzzy
                 vocabulary.add(document.language, document.names, document.body_text)
     create_objects(new, batch_size=BATCH)
     if changed:
-        SearchDocument.objects.bulk_update(changed, FIELDS, batch_size=BATCH)
+        # Plain UPDATE statements: bulk_update() builds a CASE per row and column (1.5 s of
+        # the 1,100 documents a new version of a 10,000-rule document changes).
+        update_rows(SearchDocument, FIELDS, [(doc.pk, *(getattr(doc, name) for name in FIELDS)) for doc in changed])
         SearchName.objects.filter(document__in=[doc.pk for doc in changed]).delete()
     insert_rows(SearchName, NAME_ROW_FIELDS, (row for doc in new + changed for row in name_rows(doc)))
 
