@@ -103,12 +103,15 @@ class BooleanField(NonEmpty, forms.Field):
         pass  # None (absent) is fine: the filter is optional
 
 
+ID_MIN, ID_MAX = 1, 2**63 - 1  # the ids every database stores (the schema says so too)
+
+
 class IdField(NonEmpty, forms.IntegerField):
-    """An id: digits only, within what every database stores (no "1e999", no "-1")."""
+    """An id: a whole number within what every database stores (no "1e999", no "-1")."""
 
     def __init__(self, **kwargs):
-        kwargs.setdefault("min_value", 1)
-        kwargs.setdefault("max_value", 2**63 - 1)
+        kwargs.setdefault("min_value", ID_MIN)
+        kwargs.setdefault("max_value", ID_MAX)
         super().__init__(**kwargs)
 
 

@@ -23,7 +23,7 @@ from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 
-from .filters import TextFilter
+from .filters import ID_MAX, ID_MIN, IdFilter, TextFilter
 
 # Django's CharField refuses NUL bytes (PostgreSQL cannot store them): a 400.
 NO_NUL_BYTE = "^[^\\x00]*$"
@@ -103,4 +103,7 @@ class StrictFilterExtension(DjangoFilterExtension):
         if isinstance(filter_field, TextFilter):
             for parameter in parameters:
                 parameter["schema"].update(text_parameter(filter_field.extra.get("max_length")))
+        if isinstance(filter_field, IdFilter):  # an id: a whole number the databases store
+            for parameter in parameters:
+                parameter["schema"] = {"type": "integer", "minimum": ID_MIN, "maximum": ID_MAX}
         return parameters

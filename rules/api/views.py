@@ -19,7 +19,7 @@ from rules.derived.rendering import absolute_links
 from rules.shared.markdown import render_markdown
 
 from . import filters, serializers
-from .pagination import ListPagination
+from .pagination import ListPagination, PageNumberPagination
 from .previews import EntryPreviewActions
 from .throttling import APIRateThrottle
 
@@ -110,6 +110,9 @@ class ReleaseViewSet(APIv1Settings, ReadOnlyModelViewSet):
     lists exactly what that version changed (``rules.content.releases``)."""
 
     filterset_class = filters.ReleaseFilter
+    # Pages by number, newest first: a release has no updated_at to page by cursor on (it
+    # changes only while it is the latest, and its change list is what a client reads).
+    pagination_class = PageNumberPagination
 
     def get_serializer_class(self):
         return serializers.ReleaseSerializer if self.action == "retrieve" else serializers.ReleaseListSerializer
