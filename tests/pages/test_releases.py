@@ -209,3 +209,12 @@ def test_odd_as_of_and_rule_values_are_clear_answers_not_errors(client, released
         assert api.status_code == 404 and "detail" in api.json()
         assert client.get(f"/en/games/{NAME}/rules/", {"rule": value}).status_code == 200
     assert client.get(entry.get_absolute_url(), {"as_of": "2000-01-01"}).status_code == 404  # before any release
+
+
+def test_the_releases_api_answers_odd_parameters_with_json_not_errors(client, released):
+    ok = client.get("/api/v1/releases/", {"ordering": "updated_at", "cursor": "", "page_size": 1, "language": "en"})
+    assert ok.status_code == 200 and ok.json()["count"] == 3 and len(ok.json()["results"]) == 1
+    for value in ("0", "-1", "1e999", "1.5", "x", "9" * 30):
+        bad = client.get("/api/v1/releases/", {"source": value})
+        assert bad.status_code == 400 and "source" in bad.json()["errors"]
+    assert client.get("/api/v1/releases/", {"game": NAME}).json()["count"] == 3
