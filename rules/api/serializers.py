@@ -348,21 +348,26 @@ class ReleaseSerializer(ReleaseSummarySerializer):
             **release_summary(release, links(self.context)),
             "source": release.source_id,
             "notes": release.notes,
-            "changes": [
-                {
-                    "type": change.item_type,
-                    "id": change.item_id,
-                    "change": change.change,
-                    "number": change.number,
-                    "previous_number": change.previous_number
-                    if change.previous_number and change.previous_number != change.number and change.change != "removed"
-                    else None,
-                    "title": change.title,
-                    "diff_html": change.diff_html or None,
-                }
-                for change in release.changes.all()
-            ],
+            "changes": [change_line(change) for change in release.changes.all()],
         }
+
+
+def change_line(change) -> dict:
+    """A release's change as ``ReleaseChangeSerializer`` describes it."""
+    moved = change.previous_number and change.previous_number != change.number and change.change != "removed"
+    return {
+        "type": change.item_type,
+        "id": change.item_id,
+        "change": change.change,
+        "number": change.number,
+        "previous_number": change.previous_number if moved else None,
+        "title": change.title,
+        "diff_html": change.diff_html or None,
+    }
+
+
+class ReleaseWithChangesSerializer(ReleaseSummarySerializer):
+    changes = ReleaseChangeSerializer(many=True)
 
 
 class SourceSerializer(serializers.ModelSerializer):
@@ -375,7 +380,7 @@ class SourceSerializer(serializers.ModelSerializer):
     )
     updated_at = UpdatedAtField()
     releases = serializers.SerializerMethodField(
-        help_text="Its releases, latest first (each one's url lists its changes)."
+        help_text="Its releases, latest first; in a list without their changes (each one's url has them)."
     )
 
     class Meta:
@@ -389,6 +394,20 @@ class SourceSerializer(serializers.ModelSerializer):
     def get_releases(self, source: Source) -> list[dict]:
         urls = links(self.context)
         return [release_summary(release, urls) for release in source.releases.all()]
+
+
+class SourceDetailSerializer(SourceSerializer):
+    """One source: each release with exactly what it changed."""
+
+    releases = serializers.SerializerMethodField(help_text="Its releases, latest first, each with its changes.")
+
+    @extend_schema_field(ReleaseWithChangesSerializer(many=True))
+    def get_releases(self, source: Source) -> list[dict]:
+        urls = links(self.context)
+        return [
+            {**release_summary(release, urls), "changes": [change_line(change) for change in release.changes.all()]}
+            for release in source.releases.all()
+        ]
 
 
 class FormerNumberSerializer(serializers.Serializer):

@@ -91,15 +91,20 @@ class SourceViewSet(APIv1Settings, ReadOnlyModelViewSet):
     them are what gets published or not).
     """
 
-    serializer_class = serializers.SourceSerializer
     filterset_class = filters.SourceFilter
+
+    def get_serializer_class(self):
+        # One source lists each release's changes; a list only the releases (a first
+        # release lists every rule it brought, thousands for a large document).
+        return serializers.SourceDetailSerializer if self.action == "retrieve" else serializers.SourceSerializer
 
     def get_queryset(self):
         # select_related game: its slug is in every row (one query, not one per source).
+        releases = PUBLIC_RELEASES.prefetch_related("changes") if self.action == "retrieve" else PUBLIC_RELEASES
         return (
             Source.objects.published()
             .select_related("game")
-            .prefetch_related(Prefetch("releases", queryset=PUBLIC_RELEASES))
+            .prefetch_related(Prefetch("releases", queryset=releases))
             .annotate(public_updated_at=PublicItem.changed_at_of(FeedKind.SOURCE))
             .order_by("game__name", "language", "title", "pk")
         )

@@ -107,6 +107,10 @@ def test_the_api_lists_releases_and_their_exact_changes(client, released):
     got = sorted((c["change"], c["number"], c["previous_number"] or "") for c in detail["changes"])
     want = sorted((c["change"], c["number"], c.get("previous_number", "")) for c in EXPECTED["v2"])
     assert got == want
+    # The source's own item lists each release with its changes; a list of sources not.
+    assert data["releases"][1]["changes"] == detail["changes"]
+    listed = client.get("/api/v1/sources/", {"game": NAME}).json()["results"][0]["releases"]
+    assert [r["version"] for r in listed] == ["v3", "v2", "v1"] and "changes" not in listed[0]
     assert detail["html_url"].endswith(released["v2"].get_absolute_url())
 
 
