@@ -120,7 +120,9 @@ def watching_triggers(table: str) -> set[str]:
         return {name for (name,) in cursor.fetchall()}
 
 
-@pytest.mark.parametrize("table", [*content_version.WATCHED_TABLES, *content_version.FAQ_TABLES])
+@pytest.mark.parametrize(
+    "table", [*content_version.WATCHED_TABLES, *content_version.RELEASE_TABLES, *content_version.FAQ_TABLES]
+)
 def test_every_watched_table_keeps_its_triggers_after_all_migrations(db, table):
     """A migration that rebuilds a table (SQLite) drops its triggers; the version would
     then miss writes to it, and caches would serve old pages."""

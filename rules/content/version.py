@@ -50,6 +50,8 @@ WATCHED_TABLES = (
     "rules_erratum_affects",
     "rules_searchdocument",
 )
+# Watched since migration 0017, which made them (0005 watches the tables above).
+RELEASE_TABLES = ("rules_release", "rules_releasechange")
 # faq's tables are watched by faq's own migration (rules never names faq).
 FAQ_TABLES = ("faq_question", "faq_question_related_entries")
 

@@ -3,6 +3,18 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
+from rules.content import version as content_version
+
+
+def watch_releases(apps, schema_editor):
+    vendor = schema_editor.connection.vendor
+    content_version.run_sql(schema_editor, content_version.watch_sql(vendor, content_version.RELEASE_TABLES))
+
+
+def unwatch_releases(apps, schema_editor):
+    vendor = schema_editor.connection.vendor
+    content_version.run_sql(schema_editor, content_version.unwatch_sql(vendor, content_version.RELEASE_TABLES))
+
 
 class Migration(migrations.Migration):
 
@@ -70,4 +82,7 @@ class Migration(migrations.Migration):
             model_name='releasechange',
             index=models.Index(fields=['previous_number'], name='rules_relea_previou_f4bfb7_idx'),
         ),
+        # Releases are public content: a write to them changes the content version, so
+        # no cached page or API response shows a release list from before it.
+        migrations.RunPython(watch_releases, unwatch_releases),
     ]

@@ -222,3 +222,17 @@ def test_the_releases_api_answers_odd_parameters_with_json_not_errors(client, re
         bad = client.get("/api/v1/releases/", {"source": value})
         assert bad.status_code == 400 and "source" in bad.json()["errors"]
     assert client.get("/api/v1/releases/", {"game": NAME}).json()["count"] == 3
+
+
+@pytest.mark.django_db
+def test_a_release_written_alone_shows_at_once_on_cached_pages(client):
+    # The same version again with corrected notes writes the release alone (no entry,
+    # no source): the cached release page and API item must not go on showing the old.
+    import_version(NAME, "v1", "--release-notes", "First printing.")
+    release = Release.objects.get(source__game__slug=NAME, version="v1")
+    api = f"/api/v1/releases/{release.pk}/"
+    assert "First printing." in client.get(release.get_absolute_url()).content.decode()
+    assert client.get(api).json()["notes"] == "First printing."
+    import_version(NAME, "v1", "--release-notes", "Second printing, same rules.")
+    assert "Second printing, same rules." in client.get(release.get_absolute_url()).content.decode()
+    assert client.get(api).json()["notes"] == "Second printing, same rules."
