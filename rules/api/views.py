@@ -91,16 +91,20 @@ class SourceViewSet(APIv1Settings, ReadOnlyModelViewSet):
     them are what gets published or not).
     """
 
+    serializer_class = serializers.SourceSerializer  # a list's shape (the bulk files use it too)
     filterset_class = filters.SourceFilter
 
     def get_serializer_class(self):
         # One source lists each release's changes; a list only the releases (a first
         # release lists every rule it brought, thousands for a large document).
-        return serializers.SourceDetailSerializer if self.action == "retrieve" else serializers.SourceSerializer
+        detail = getattr(self, "action", None) == "retrieve"
+        return serializers.SourceDetailSerializer if detail else serializers.SourceSerializer
 
     def get_queryset(self):
         # select_related game: its slug is in every row (one query, not one per source).
-        releases = PUBLIC_RELEASES.prefetch_related("changes") if self.action == "retrieve" else PUBLIC_RELEASES
+        # The bulk files (rules.api.bulk) read this queryset outside a request: a list.
+        detail = getattr(self, "action", None) == "retrieve"
+        releases = PUBLIC_RELEASES.prefetch_related("changes") if detail else PUBLIC_RELEASES
         return (
             Source.objects.published()
             .select_related("game")
@@ -120,11 +124,12 @@ class ReleaseViewSet(APIv1Settings, ReadOnlyModelViewSet):
     pagination_class = PageNumberPagination
 
     def get_serializer_class(self):
-        return serializers.ReleaseSerializer if self.action == "retrieve" else serializers.ReleaseListSerializer
+        detail = getattr(self, "action", None) == "retrieve"
+        return serializers.ReleaseSerializer if detail else serializers.ReleaseListSerializer
 
     def get_queryset(self):
         releases = Release.objects.for_reading().public().select_related("source__game").order_by("-created_at", "-pk")
-        return releases.prefetch_related("changes") if self.action == "retrieve" else releases
+        return releases.prefetch_related("changes") if getattr(self, "action", None) == "retrieve" else releases
 
 
 class EntryViewSet(EntryPreviewActions, APIv1Settings, ReadOnlyModelViewSet):
