@@ -23,8 +23,6 @@ from .pagination import ListPagination, PageNumberPagination
 from .previews import EntryPreviewActions
 from .throttling import APIRateThrottle
 
-PUBLIC_RELEASES = Release.objects.for_reading().public().order_by("-sequence")  # newest first
-
 
 class APIv1Settings:
     """What every v1 endpoint shares, pinned here rather than read from the global
@@ -104,7 +102,7 @@ class SourceViewSet(APIv1Settings, ReadOnlyModelViewSet):
         # select_related game: its slug is in every row (one query, not one per source).
         # The bulk files (rules.api.bulk) read this queryset outside a request: a list.
         detail = getattr(self, "action", None) == "retrieve"
-        releases = PUBLIC_RELEASES.prefetch_related("changes") if detail else PUBLIC_RELEASES
+        releases = Release.objects.public().prefetch_related("changes") if detail else Release.objects.public()
         return (
             Source.objects.published()
             .select_related("game")
@@ -128,7 +126,7 @@ class ReleaseViewSet(APIv1Settings, ReadOnlyModelViewSet):
         return serializers.ReleaseSerializer if detail else serializers.ReleaseListSerializer
 
     def get_queryset(self):
-        releases = Release.objects.for_reading().public().select_related("source__game").order_by("-created_at", "-pk")
+        releases = Release.objects.public().select_related("source__game").order_by("-created_at", "-pk")
         return releases.prefetch_related("changes") if getattr(self, "action", None) == "retrieve" else releases
 
 

@@ -35,27 +35,31 @@ from django.utils.translation import gettext_lazy as _
 from ..shared.languages import ui_language_for
 from ..shared.text import shown_number
 from .models import Entry, Source
+from .querysets import Status
 
 
 class ReleaseQuerySet(models.QuerySet):
-    def in_order(self):
-        return self.order_by("source_id", "sequence")
-
     def for_reading(self):
-        """Without an upcoming release's document: what pages and the API list."""
+        """Without a pending release's document (megabytes for a PDF): what lists read."""
         return self.defer("pending_document", "pending_options")
 
     def public(self):
-        """What readers see: applied and upcoming releases, not one held for review."""
-        return self.filter(held=False)
+        """What readers see, newest first: applied and upcoming releases, not one held for
+        review, without their documents."""
+        return self.for_reading().filter(held=False).order_by("-sequence")
 
     def applied(self):
         """Releases whose text is the site's (an upcoming one waits for its date)."""
         return self.filter(pending=False)
 
     def upcoming(self):
-        """Releases waiting for their effective date, with their document."""
-        return self.filter(pending=True)
+        """Releases waiting for their effective date, with their document (not one held
+        for a moderator's review: it waits for no date)."""
+        return self.filter(pending=True, held=False)
+
+    def next_sequence(self, source: Source) -> int:
+        """The sequence of a new release of ``source``: after every release it has."""
+        return (self.filter(source=source).aggregate(last=models.Max("sequence"))["last"] or 0) + 1
 
     def as_of(self, source: Source, label: str) -> "Release | None":
         """The release of ``source`` a reader means by ``label``: its version label, or a
@@ -71,7 +75,7 @@ class ReleaseQuerySet(models.QuerySet):
             day = date.fromisoformat(label)
         except ValueError:
             return None
-        return releases.applied().filter(effective_on__lte=day).order_by("-sequence").first()
+        return releases.applied().filter(effective_on__lte=day).first()
 
 
 class Release(models.Model):
@@ -200,19 +204,20 @@ class EntryAsOf:
         return shown_number(self.number, self.title)
 
 
+def _changed_after(release: Release) -> models.QuerySet:
+    """The changes to entries of the release's source by the applied releases after it,
+    oldest first: the first one of an entry holds its state as ``release`` had it."""
+    return ReleaseChange.objects.filter(
+        item_type="entry",
+        release__source_id=release.source_id,
+        release__sequence__gt=release.sequence,
+        release__pending=False,
+    ).order_by("release__sequence", "pk")
+
+
 def entry_as_of(entry, release: Release) -> EntryAsOf:
     """``entry`` as ``release`` had it (see the module docstring)."""
-    later = (
-        ReleaseChange.objects.filter(
-            item_type="entry",
-            item_id=entry.pk,
-            release__source_id=release.source_id,
-            release__sequence__gt=release.sequence,
-            release__pending=False,
-        )
-        .order_by("release__sequence", "pk")
-        .first()
-    )
+    later = _changed_after(release).filter(item_id=entry.pk).first()
     if later is None:
         return EntryAsOf(True, entry.number, entry.title, entry.body, current=True)
     if later.change == ReleaseChange.Kind.ADDED:
@@ -237,8 +242,6 @@ def index_as_of(release: Release, published_only: bool = True) -> list[IndexLine
     """Every entry of the release's source as that release had it, in rule order: the
     entries there now (with the state before a later release changed them) and those a
     later release removed; not those a later release added. Two queries."""
-    from .querysets import Status
-
     entries = Entry.objects.filter(source_id=release.source_id)
     if published_only:
         entries = entries.filter(status=Status.PUBLISHED)
@@ -246,10 +249,7 @@ def index_as_of(release: Release, published_only: bool = True) -> list[IndexLine
         pk: (number, title, slug) for pk, number, title, slug in entries.values_list("pk", "number", "title", "slug")
     }
     earliest: dict[int, ReleaseChange] = {}
-    for change in ReleaseChange.objects.filter(
-        release__source_id=release.source_id, release__sequence__gt=release.sequence, release__pending=False,
-        item_type="entry",
-    ).order_by("release__sequence", "pk"):  # fmt: skip
+    for change in _changed_after(release):
         earliest.setdefault(change.item_id, change)
     lines = []
     for item_id in {*now, *earliest}:

@@ -14,7 +14,6 @@ what the release lists is always "from the version before to this one". An older
 release cannot be imported into: the releases after it were read against it.
 """
 
-from django.db.models import Max
 from django.utils import timezone
 
 from ..content.journal import unit_of_work
@@ -124,11 +123,10 @@ def record(writer, source, info: SourceInfo, lines: list[ChangeLine]) -> Release
     with unit_of_work():
         release = Release.objects.filter(source=source, version=info.version).first()
         if release is None:
-            last = Release.objects.filter(source=source).aggregate(last=Max("sequence"))["last"] or 0
             published = info.published_on or timezone.localdate()
             release = Release.objects.create(
                 source=source,
-                sequence=last + 1,
+                sequence=Release.objects.next_sequence(source),
                 version=info.version,
                 published_on=published,
                 effective_on=info.effective_on or published,

@@ -82,8 +82,7 @@ def keep(report: ImportReport, options: ImportOptions, data: bytes, filename: st
                 f"{source.title!r} {info.version!r} is already the site's text; a new version needs a new label"
             )
         if release is None:
-            last = Release.objects.filter(source=source).order_by("-sequence").values_list("sequence", flat=True)
-            release = Release(source=source, version=info.version, sequence=(last.first() or 0) + 1)
+            release = Release(source=source, version=info.version, sequence=Release.objects.next_sequence(source))
         release.published_on = info.published_on or timezone.localdate()
         release.effective_on = info.effective_on or (None if is_held(options) else release.published_on)
         release.notes = info.notes

@@ -207,7 +207,6 @@ class GameReleasesFeed(GameFeed):
     def items(self, context):
         return (
             Release.objects.filter(source__game=context["game"], source__language=context["content_language"])
-            .for_reading()
             .public()
             .select_related("source__game")
             .annotate(change_total=Count("changes"))

@@ -20,8 +20,6 @@ from .http import public_page
 from .page_context import entry_page_context, game_contents, game_context
 from .releases import AS_OF_PARAMETER, as_of_context
 
-PUBLIC_RELEASES = Release.objects.for_reading().public().order_by("-sequence")  # newest first
-
 
 @public_page()
 def home(request):
@@ -48,7 +46,7 @@ def game_detail(request, game):
             **game_contents(game, language),
             "sources": Source.objects.filter(game=game, language=language)
             .annotate(entry_count=Count("entries", filter=Q(entries__status=Status.PUBLISHED)))
-            .prefetch_related(Prefetch("releases", queryset=PUBLIC_RELEASES)),
+            .prefetch_related(Prefetch("releases", queryset=Release.objects.public())),
             "errata_count": Erratum.objects.published().for_game(game).for_language(language).count(),
             "faq_count": game.faq_questions.filter(status=Status.PUBLISHED, language=language).count(),
         }
