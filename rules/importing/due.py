@@ -9,13 +9,12 @@ import logging
 from dataclasses import replace
 from datetime import date
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
 from ..content.releases import Release, ReleaseChange
-from .options import ImportOptions, SourceInfo
 from .pipeline import import_document
+from .upcoming import stored_import
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +43,7 @@ def apply_release(release: Release, *, status: str | None = None, user=None):
     too); the plan gives way to what the import does, and the release is the site's text
     once it is written. ``status``: of the items it creates (publishing a held release:
     published), else what the upload chose. The import's report."""
-    options, filename = _options(release)
+    options, filename = stored_import(release)
     if status is not None:
         options = replace(options, status=status)
     if user is not None:
@@ -54,25 +53,3 @@ def apply_release(release: Release, *, status: str | None = None, user=None):
     with transaction.atomic():
         ReleaseChange.objects.filter(release=release).delete()
         return import_document(bytes(release.pending_document), options, filename)
-
-
-def _options(release: Release) -> tuple[ImportOptions, str | None]:
-    stored = release.pending_options
-    info = dict(stored["source"])
-    for name in ("published_on", "effective_on"):
-        info[name] = date.fromisoformat(info[name]) if info[name] else None
-    info["effective_on"] = release.effective_on  # it is due (or published): not upcoming any more
-    user = get_user_model().objects.filter(pk=stored["user"]).first() if stored.get("user") else None
-    options = ImportOptions(
-        game=stored["game"],
-        language=stored["language"],
-        kind=stored["kind"],
-        source=replace(SourceInfo(title=info.pop("title")), **info),
-        page=stored["page"],
-        status=stored["status"],
-        prune=stored["prune"],
-        numbered_title=stored["numbered_title"],
-        leading_fragment_title=stored["leading_fragment_title"],
-        user=user,
-    )
-    return options, stored.get("filename")

@@ -66,12 +66,16 @@ def _text(state: tuple[str, str, str]) -> str:
     return text_of(state[2], state[1])
 
 
+def _diff(before: tuple[str, str, str], after: tuple[str, str, str]) -> str:
+    return str(word_diff_html(_text(before), _text(after)))
+
+
 def _line(type_: str, change: str, obj, after, before=None) -> ChangeLine:
     line = ChangeLine(type_, change, after[0], after[1], slug=getattr(obj, "slug", ""), item_id=obj.pk, text=after[2])
     if before is not None:
         line.previous_number, line.previous_title, line.previous_text = before
         if change == ReleaseChange.Kind.CHANGED:
-            line.diff_html = str(word_diff_html(_text(before), _text(after)))
+            line.diff_html = _diff(before, after)
     return line
 
 
@@ -133,12 +137,15 @@ def record(writer, source, info: SourceInfo, lines: list[ChangeLine]) -> Release
                 notes=info.notes,
             )
         else:
-            for name in ("published_on", "effective_on", "notes"):
-                if getattr(info, name):
-                    setattr(release, name, getattr(info, name))
-            # An upcoming release imported for real: its text is the site's now.
-            release.pending, release.held, release.pending_document, release.pending_options = False, False, None, {}
-            release.save()
+            wanted = {name: getattr(info, name) for name in ("published_on", "effective_on", "notes")}
+            wanted = {name: value for name, value in wanted.items() if value}
+            if release.pending:  # an upcoming or held release imported for real: the site's text now
+                wanted.update(pending=False, held=False, pending_document=None, pending_options={})
+            changed = [name for name, value in wanted.items() if getattr(release, name) != value]
+            if changed:  # an unchanged re-import writes nothing (and invalidates no cache)
+                for name in changed:
+                    setattr(release, name, wanted[name])
+                release.save(update_fields=changed)
         _merge(release, lines)
         if source.version != info.version:
             source.version = info.version
@@ -169,8 +176,8 @@ def _merge(release: Release, lines: list[ChangeLine]) -> None:
             gone.append(old.pk)
             continue
         old.change, old.number, old.title, old.slug = change, line.number, line.title, line.slug
-        after = (line.number, line.title, line.text)
-        old.diff_html = str(word_diff_html(_text(before), _text(after))) if change == ReleaseChange.Kind.CHANGED else ""
+        changed = change == ReleaseChange.Kind.CHANGED
+        old.diff_html = _diff(before, (line.number, line.title, line.text)) if changed else ""
         updated.append(old)
     ReleaseChange.objects.bulk_create(new, batch_size=500)
     ReleaseChange.objects.bulk_update(updated, ["change", "number", "title", "slug", "diff_html"], batch_size=500)

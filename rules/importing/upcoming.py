@@ -31,14 +31,16 @@ Decisions:
 """
 
 from dataclasses import asdict
+from datetime import date
 
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from ..content.journal import unit_of_work
 from ..content.models import Game, Source
 from ..content.releases import Release, ReleaseChange
 from .errors import ImportRulesError
-from .options import ImportOptions
+from .options import ImportOptions, SourceInfo
 from .releases import change_rows
 from .report import ImportReport
 
@@ -102,6 +104,7 @@ def keep(report: ImportReport, options: ImportOptions, data: bytes, filename: st
 
 
 def _stored_options(options: ImportOptions, filename: str | None) -> dict:
+    """The import's options as JSON, for the day it applies (``stored_import`` reads them)."""
     info = asdict(options.source)
     for name in ("published_on", "effective_on"):
         info[name] = info[name].isoformat() if info[name] else None
@@ -118,3 +121,25 @@ def _stored_options(options: ImportOptions, filename: str | None) -> dict:
         "filename": filename,
         "source": info,
     }
+
+
+def stored_import(release: Release) -> tuple[ImportOptions, str | None]:
+    """The options and file name ``_stored_options`` kept with a pending release."""
+    stored = release.pending_options
+    info = dict(stored["source"])
+    for name in ("published_on", "effective_on"):
+        info[name] = date.fromisoformat(info[name]) if info[name] else None
+    user = get_user_model().objects.filter(pk=stored["user"]).first() if stored.get("user") else None
+    options = ImportOptions(
+        game=stored["game"],
+        language=stored["language"],
+        kind=stored["kind"],
+        source=SourceInfo(**info),
+        page=stored["page"],
+        status=stored["status"],
+        prune=stored["prune"],
+        numbered_title=stored["numbered_title"],
+        leading_fragment_title=stored["leading_fragment_title"],
+        user=user,
+    )
+    return options, stored.get("filename")
