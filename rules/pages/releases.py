@@ -13,7 +13,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
 from ..content.addresses import entry_url_template
-from ..content.models import Entry, Erratum
+from ..content.models import Entry
 from ..content.releases import Release, ReleaseChange, entry_as_of, index_as_of
 from ..shared.markdown import render_markdown
 from .http import public_page
@@ -28,19 +28,25 @@ SECTIONS = (
     ("entry", "removed"),
     ("erratum", "added"),
     ("erratum", "changed"),
+    ("erratum", "removed"),
     ("question", "added"),
     ("question", "changed"),
+    ("question", "removed"),
 )
+
+
+def _release(context: dict, pk: int) -> Release:
+    """A public release of the page's game, else a 404."""
+    return get_object_or_404(
+        Release.objects.public().select_related("source__game"), pk=pk, source__game=context["game"]
+    )
 
 
 @public_page()
 def release_detail(request, game, pk):
     context = game_context(game)
-    release = get_object_or_404(
-        Release.objects.for_reading().public().select_related("source__game"), pk=pk, source__game=context["game"]
-    )
-    changes = list(release.changes.all())
-    context.update({"release": release, "sections": _sections(release, changes), "change_count": len(changes)})
+    release = _release(context, pk)
+    context.update({"release": release, "sections": _sections(release, list(release.changes.all()))})
     return render(request, "rules/release_detail.html", context)
 
 
@@ -49,9 +55,7 @@ def release_index(request, game, pk):
     """The rules of the release's source as that release had them: numbers and titles,
     each linking to its text as of the release (rules a later release removed, unlinked)."""
     context = game_context(game)
-    release = get_object_or_404(
-        Release.objects.for_reading().public().select_related("source__game"), pk=pk, source__game=context["game"]
-    )
+    release = _release(context, pk)
     entry_url = entry_url_template(context["game"].slug)
     lines = [
         (line, entry_url.format(slug=line.slug) + f"?{AS_OF_PARAMETER}={quote(release.version)}" if line.slug else None)
@@ -63,24 +67,17 @@ def release_index(request, game, pk):
 
 def _sections(release: Release, changes: list[ReleaseChange]) -> list[tuple[str, str, list]]:
     """(item type, change, the changes) for each section with something in it; each
-    change has ``url``: its item's page when that is published now, else None."""
-    game = release.source.game
-    published = {
-        "entry": set(Entry.objects.published().filter(game=game).values_list("pk", flat=True)),
-        "erratum": set(Erratum.objects.published().filter(game=game).values_list("pk", flat=True)),
-        "question": set(game.faq_questions.filter(status="published").values_list("pk", flat=True)),
-    }
-    entry_url = entry_url_template(game.slug)
+    change has ``url``: its entry's page when that is published now (at its current
+    slug), else None. One query, of the release's own entries."""
+    entry_ids = [c.item_id for c in changes if c.item_type == "entry" and c.item_id is not None]
+    slugs = dict(Entry.objects.published().filter(pk__in=entry_ids).values_list("pk", "slug")) if entry_ids else {}
+    entry_url = entry_url_template(release.source.game.slug)
+    grouped: dict[tuple[str, str], list] = {}
     for change in changes:
-        change.url = None
-        if change.item_id in published.get(change.item_type, ()):
-            if change.item_type == "entry":
-                change.url = entry_url.format(slug=change.slug)
-    return [
-        (type_, kind, [c for c in changes if c.item_type == type_ and c.change == kind])
-        for type_, kind in SECTIONS
-        if any(c.item_type == type_ and c.change == kind for c in changes)
-    ]
+        slug = slugs.get(change.item_id) if change.item_type == "entry" else None
+        change.url = entry_url.format(slug=slug) if slug else None
+        grouped.setdefault((change.item_type, change.change), []).append(change)
+    return [(type_, kind, grouped[type_, kind]) for type_, kind in SECTIONS if (type_, kind) in grouped]
 
 
 def as_of_context(request, entry) -> dict:

@@ -236,3 +236,14 @@ def test_a_release_written_alone_shows_at_once_on_cached_pages(client):
     import_version(NAME, "v1", "--release-notes", "Second printing, same rules.")
     assert "Second printing, same rules." in client.get(release.get_absolute_url()).content.decode()
     assert client.get(api).json()["notes"] == "Second printing, same rules."
+
+
+def test_the_release_page_links_each_listed_rule_at_its_current_address(client, released):
+    # A rule renamed since keeps its link: the page reads the entry's slug now.
+    line = moved_in("v2")
+    change = released["v2"].changes.get(change="renumbered", number=line["number"])
+    entry = Entry.objects.get(pk=change.item_id)
+    entry.title, entry.slug = "A title given later", ""
+    entry.save()
+    page = client.get(released["v2"].get_absolute_url()).content.decode()
+    assert entry.get_absolute_url() in page and f"/{change.slug}/" not in page
