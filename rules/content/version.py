@@ -157,13 +157,24 @@ def unwatch_sql(vendor: str, tables) -> list[str]:
 
 
 def watch_again(*tables: str):
-    """A migration's ``RunPython`` function that watches ``tables`` again: SQLite adds a
-    column with a non-constant default by rebuilding the table, which drops its triggers."""
+    """A migration's ``RunPython`` function that watches ``tables``: new ones, or again
+    (SQLite adds a column with a non-constant default by rebuilding the table, which
+    drops its triggers); any trigger already there is replaced, not doubled."""
 
     def run(apps, schema_editor) -> None:
         vendor = schema_editor.connection.vendor
         run_sql(schema_editor, unwatch_sql(vendor, tables))
         run_sql(schema_editor, watch_sql(vendor, tables))
+
+    return run
+
+
+def unwatching(*tables: str):
+    """A migration's ``RunPython`` function that stops watching ``tables`` (the reverse of
+    ``watch_again``, which also watches tables for the first time)."""
+
+    def run(apps, schema_editor) -> None:
+        run_sql(schema_editor, unwatch_sql(schema_editor.connection.vendor, tables))
 
     return run
 

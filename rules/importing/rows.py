@@ -571,9 +571,8 @@ class RowWriter:
         One statement; nothing in a dry run."""
         if self.plan_only or not objs:
             return
-        parked = [model(pk=obj.pk, slug=f"~{obj.pk}") for obj in objs]
         with unit_of_work():
-            model._default_manager.bulk_update(parked, ["slug"], batch_size=BATCH)
+            update_rows(model, ["slug"], [(obj.pk, f"~{obj.pk}") for obj in objs])
 
     def keep_old_addresses(self, moves: list[tuple[object, str]]) -> None:
         """Each ``(entry, old slug)``: the old slug leads to the entry (``EntryRedirect``),

@@ -338,15 +338,15 @@ class _Document:
             obj = self.same.get(id(item))
             if obj is None:
                 continue
-            base = slugify_title(item.title) if slug_was_made_from(obj.slug, obj.title) else obj.slug
-            candidates = [base, obj.slug]
-            slug = next((s for s in candidates if self._free(s)), None)
+            own = slugify_title(item.title)
+            base = own if slug_was_made_from(obj.slug, obj.title) else obj.slug
+            slug = next((s for s in (base, obj.slug) if self._free(s)), None)
             counter = 2
             while slug is None:
-                slug = _numbered(base, counter, Entry) if self._free(_numbered(base, counter, Entry)) else None
-                counter += 1
-            holder = self.stored["entry"].get(slugify_title(item.title))
-            if slug != slugify_title(item.title) and holder is not None and self._claim(item, holder) == "clash":
+                candidate, counter = _numbered(base, counter, Entry), counter + 1
+                slug = candidate if self._free(candidate) else None
+            holder = self.stored["entry"].get(own)
+            if slug != own and holder is not None and self._claim(item, holder) == "clash":
                 # The same clash as when the rule was first imported, said the same way.
                 self.report.warnings.append(Warning(item.line, self._clash_message(item, holder, slug)))
             if slug != obj.slug:

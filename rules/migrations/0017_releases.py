@@ -6,16 +6,6 @@ from django.db import migrations, models
 from rules.content import version as content_version
 
 
-def watch_releases(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    content_version.run_sql(schema_editor, content_version.watch_sql(vendor, content_version.RELEASE_TABLES))
-
-
-def unwatch_releases(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    content_version.run_sql(schema_editor, content_version.unwatch_sql(vendor, content_version.RELEASE_TABLES))
-
-
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -84,5 +74,8 @@ class Migration(migrations.Migration):
         ),
         # Releases are public content: a write to them changes the content version, so
         # no cached page or API response shows a release list from before it.
-        migrations.RunPython(watch_releases, unwatch_releases),
+        migrations.RunPython(
+            content_version.watch_again(*content_version.RELEASE_TABLES),
+            content_version.unwatching(*content_version.RELEASE_TABLES),
+        ),
     ]
