@@ -244,5 +244,17 @@ def rebuild_search_index() -> int:
 
 
 def refresh_after_migrate(sender, using="default", plan=None, **kwargs) -> None:
-    if plan:  # only when migrations ran; a no-op ``migrate`` costs nothing
+    """After ``migrate`` ran migrations, and only once the schema is complete: a
+    ``migrate`` back to an older state (or forward to one short of the latest) leaves
+    tables the derived steps read missing, so it leaves derived data to the next full
+    ``migrate``. A no-op ``migrate`` costs nothing."""
+    if plan and schema_is_complete(using):
         refresh_everything()
+
+
+def schema_is_complete(using: str = "default") -> bool:
+    from django.db import connections
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connections[using])
+    return not executor.migration_plan(executor.loader.graph.leaf_nodes())
