@@ -30,7 +30,7 @@ from ..content.releases import Release, ReleaseChange
 from ..importing import ImportRulesError
 from ..importing.due import apply_release
 from ..moderation.permissions import editable_games, edits_every_game
-from ..moderation.releases import publish_release
+from ..moderation.releases import items_of, publish_release
 
 # The order a reviewer reads a release in: what changed in place first.
 REVIEW_ORDER = ("changed", "renumbered", "added", "removed")
@@ -163,10 +163,7 @@ def _apply_message(report) -> str:
 
 def _current_items(release: Release, changes: list[ReleaseChange]) -> dict[tuple[str, int], dict]:
     """(type, id) → the item as it is now: its status, body and admin URL (three queries)."""
-    ids: dict[str, list[int]] = {"entry": [], "erratum": [], "question": []}
-    for change in changes:
-        if change.item_id is not None and change.change != ReleaseChange.Kind.REMOVED:
-            ids.setdefault(change.item_type, []).append(change.item_id)
+    ids = items_of(changes)
     found = {}
     tables = [
         ("entry", Entry.objects.filter(pk__in=ids["entry"]), "body", "admin:rules_entry_change"),

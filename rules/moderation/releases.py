@@ -27,21 +27,19 @@ class Published:
     withheld: int  # archived items: a moderator archived them on purpose, left alone
 
 
-def unpublished_items(release: Release) -> dict[str, list[int]]:
-    """The ids of the items the release added, changed or renumbered, by type."""
+def items_of(changes) -> dict[str, list[int]]:
+    """The ids of the items ``changes`` (a release's) added, changed or renumbered, by
+    type: what is there to publish or to show as it is now."""
     ids: dict[str, list[int]] = {"entry": [], "erratum": [], "question": []}
-    for item_type, item_id in (
-        release.changes.exclude(change=ReleaseChange.Kind.REMOVED)
-        .exclude(item_id=None)
-        .values_list("item_type", "item_id")
-    ):
-        ids.setdefault(item_type, []).append(item_id)
+    for change in changes:
+        if change.item_id is not None and change.change != ReleaseChange.Kind.REMOVED:
+            ids.setdefault(change.item_type, []).append(change.item_id)
     return ids
 
 
 def publish_release(release: Release, user=None) -> Published:
     """Publish every draft or in-review item of the release's change list."""
-    ids = unpublished_items(release)
+    ids = items_of(release.changes.all())
     querysets = [
         Entry.objects.filter(pk__in=ids["entry"]),
         Erratum.objects.filter(pk__in=ids["erratum"]),

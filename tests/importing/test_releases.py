@@ -244,3 +244,19 @@ def test_a_version_held_for_review_changes_nothing_is_not_public_and_the_worker_
     assert texts(name) == {**texts(name), **document_texts(name, "v2")}
     assert set(Entry.objects.filter(game__slug=name).values_list("status", flat=True)) == {"published"}
     assert reader.get(release.get_absolute_url()).status_code == 200
+
+
+@pytest.mark.django_db
+def test_publishing_a_release_publishes_every_draft_it_lists_and_counts_them():
+    from rules.moderation.releases import publish_release
+
+    name = SETS[0]
+    import_version(name, "v1")
+    import_version(name, "v2", "--status", "draft")
+    release = Release.objects.get(source__game__slug=name, version="v2")
+    drafts = set(Entry.objects.filter(game__slug=name, status="draft").values_list("pk", flat=True))
+    assert drafts == set(release.changes.filter(change="added").values_list("item_id", flat=True))
+    done = publish_release(release)
+    listed = release.changes.exclude(change="removed").count()
+    assert (done.changed, done.already, done.withheld) == (len(drafts), listed - len(drafts), 0)
+    assert not Entry.objects.filter(game__slug=name, status="draft").exists()
