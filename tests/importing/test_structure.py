@@ -486,6 +486,19 @@ def test_a_markdown_rulebook_with_numbered_headings_and_rules():
     assert items[3].body == "Move the card to the *stack*. See [[Stack]]."
 
 
+def test_spanish_questions_open_with_an_inverted_question_mark():
+    text = (
+        "¿Puedo mover un barco dos veces en el mismo turno?\nNo, salvo que una carta lo permita.\n\n"
+        "¿Qué pasa si se acaba el mazo de tormentas?\nBaraja la pila de descarte y forma un mazo nuevo.\n"
+    )
+    blocks = blocks_of(text, language="es")
+    assert detect_kind(blocks) == "faq"
+    assert [(i.type, i.title) for i in split_items(blocks, "faq")] == [
+        ("question", "¿Puedo mover un barco dos veces en el mismo turno?"),
+        ("question", "¿Qué pasa si se acaba el mazo de tormentas?"),
+    ]
+
+
 def test_a_markdown_faq_groups_questions_by_topic():
     text = (
         "# Starfall FAQ\n\n## Combat\n\n**Q: Can I attack twice?**\n**A:** No.\n\n"

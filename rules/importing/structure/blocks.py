@@ -770,7 +770,7 @@ class _Builder:
         if (
             core.endswith("?")
             and len(text) <= QUESTION_MAX
-            and text[:1].isupper()
+            and _opening(text).isupper()
             and not TWO_SENTENCES.search(core[:-1])
         ):
             question = True
@@ -791,10 +791,16 @@ class _Builder:
         return True
 
 
+def _opening(text: str) -> str:
+    """The first letter of a line past opening quotes, brackets, emphasis and Spanish
+    opening marks ("¿Puedo …?", "¡Atención!"): what says whether it starts a sentence."""
+    return text.lstrip("\"'“„‘«(*_¿¡")[:1]
+
+
 def _looks_like_heading(text: str, max_length: int) -> bool:
     if len(text) > max_length or len(text.split()) > 12:
         return False
-    first = text.lstrip("\"'“„‘«(*_")[:1]
+    first = _opening(text)
     if not (first.isupper() or first.isdigit()):
         return False
     if text.endswith("-") or TWO_SENTENCES.search(text):
@@ -839,7 +845,7 @@ def _promote_questions(blocks: list[Block], heading_max: int) -> list[Block]:
         if (
             not core.endswith("?")
             or len(text) > QUESTION_MAX
-            or not text[:1].isupper()
+            or not _opening(text).isupper()
             or TWO_SENTENCES.search(core[:-1])
         ):
             continue
