@@ -93,8 +93,9 @@ class SearchVector(models.Model):
       queries in 4 languages). Searches compute in float32 (``rules.search.vector_cache``).
 
     Rows are only inserted and deleted, never updated (a new vector is a new row, with a
-    new id): a process's copy of the vectors knows it is stale from the rows' count and
-    ids alone. The index on (game, id) answers that per game without reading the table.
+    new id): a process's copy of the vectors knows it is stale from the content version
+    and the rows' ids alone (``rules.search.vector_cache``), which the index on (game, id)
+    gives without reading the table.
 
     Not watched by the content version (``rules.content.version``): vectors are derived
     from the documents, which are watched, and no page shows them. A write here therefore

@@ -7,10 +7,15 @@ matrix product. Each process keeps, per game, the game's vectors as a float32 ma
 a passage (a 10,000-entry game, about 15 MB).
 
 **Staleness.** Rows are only ever inserted (with new, higher ids) or deleted, never
-updated (``rules.search.vector_refresh``), so a game's rows are known by their count,
-their highest id and the sum of their ids. Every search reads those of the games it
-searches (one query, ``GROUP BY game_id``; per game, the (game, id) index answers it
-without reading the table) and compares them with its copy's:
+updated, and every write of ``rules.search.vector_refresh`` inserts at least one row;
+any other deletion is a cascade from a deleted search document, which changes the
+content version (``rules.content.version``: the documents' table is watched). So a
+search first glances, in one query of two index lookups, at the content version's token
+and the highest vector id (of the game searched): both as at the last check, the copy
+is current. Otherwise it checks in full: each game's row count, highest id and sum of
+ids (one query, ``GROUP BY game_id``; the (game, id) index answers it without reading
+the table, but it reads every entry of it: 7 ms for 50,000 rows on SQLite, which the
+glance saves), against its copy's:
 
 * equal: the copy is used as it is;
 * the rows only gained higher ids (the worker embedding new documents): only those are
@@ -34,6 +39,7 @@ import numpy as np
 from django.db import connection
 from django.test.signals import setting_changed
 
+from ..content.version import TABLE as VERSION_TABLE
 from .embedders import DIMENSIONS
 from .models import SearchVector
 from .passages import MAX_CHUNKS
@@ -53,6 +59,8 @@ class GameVectors:
 
 
 _games: dict[int, GameVectors] = {}
+# Per scope searched (a game's id, None for every game): the glance at the last full check.
+_checked: dict[int | None, tuple] = {}
 _lock = threading.Lock()
 
 
@@ -104,10 +112,14 @@ def forget() -> None:
     """Drop this process's copy (tests: ids are used again after a rollback)."""
     with _lock:
         _games.clear()
+        _checked.clear()
 
 
 def _current(model: str, game_id: int | None) -> list[GameVectors]:
     """Each game searched, its copy brought up to date."""
+    glance = (model, *_glance(game_id))
+    if _checked.get(game_id) == glance:
+        return [copy for game, copy in list(_games.items()) if game_id is None or game == game_id]
     keys = _keys(game_id)
     if game_id is None:
         for gone in set(_games) - set(keys):
@@ -125,7 +137,20 @@ def _current(model: str, game_id: int | None) -> list[GameVectors]:
                     reusable = copy if copy is not None and copy.model == model else None
                     copy = _games[game] = _load(game, key, reusable, model)
         games.append(copy)
+    _checked[game_id] = glance
     return games
+
+
+def _glance(game_id: int | None) -> tuple:
+    """The content version's token and the highest vector id (of the game): what tells
+    whether anything changed since, in two index lookups."""
+    where, params = ("WHERE game_id = %s", [game_id]) if game_id is not None else ("", [])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT (SELECT token FROM {VERSION_TABLE} WHERE id = 1), (SELECT MAX(id) FROM {TABLE} {where})",  # noqa: S608
+            params,
+        )
+        return tuple(cursor.fetchone())
 
 
 def _keys(game_id: int | None) -> dict[int, tuple[int, int, int]]:

@@ -93,7 +93,13 @@ def stale(model_name: str, limit: int | None = None) -> list[Plan]:
             plan.chunks.append(chunk)
             if row is not None:
                 plan.drop.append(row[0])
-        plan.drop.extend(row[0] for chunk, row in have.items() if chunk >= len(texts))
+        lost = [row[0] for chunk, row in have.items() if chunk >= len(texts)]
+        if lost and not plan.chunks and len(texts) - 1 in have:
+            # Only rows to delete (the text lost its end): the last passage is embedded
+            # again too, so that every write here adds a row (rules.search.vector_cache).
+            plan.chunks.append(len(texts) - 1)
+            plan.drop.append(have[len(texts) - 1][0])
+        plan.drop.extend(lost)
         if plan.chunks or plan.drop:
             plans.append(plan)
             if limit is not None and len(plans) >= limit:

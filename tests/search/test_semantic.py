@@ -284,6 +284,24 @@ class TestNearest:
         assert semantic.nearest(query, game_id=game.pk) == []
         assert semantic.nearest(query) == []
 
+    def test_a_text_that_lost_its_end_is_no_longer_found_by_it(self, fake):
+        game = make_game()
+        entry = make_entry(game=game, title="Long", body="\n\n".join([words(198), "shuffle the discard pile"]))
+        semantic.refresh()
+        make_entry(game=game, title="Later", body="Its vector has the highest id.")
+        semantic.refresh()
+        query = semantic.embed_query("shuffle the discard pile")
+        before = dict(semantic.nearest(query, game_id=game.pk))[document(entry).pk]
+        (first, *_), _ = vectors_of(document(entry).pk)
+        entry.body = words(198)
+        entry.save()
+        semantic.nearest(query, game_id=game.pk)  # seen since the save, before the refresh
+        assert semantic.refresh() == 1
+        ((row_id, chunk, _digest),) = vectors_of(document(entry).pk)
+        assert chunk == 0 and row_id > first, "the kept passage written again: the write adds a row"
+        after = dict(semantic.nearest(query, game_id=game.pk))[document(entry).pk]
+        assert after < before - 0.5
+
     def test_none_and_off_find_nothing(self, fake, settings):
         make_entry(title="Combat", body="attack")
         semantic.refresh()
