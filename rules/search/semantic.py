@@ -9,7 +9,7 @@ with numpy only. Without it (or with ``RULESITE_SEMANTIC=off``) everything here 
     embed_query(text) -> np.ndarray | None  # (384,) float32, normalised; None when off
     nearest(vector, *, game_id=None, language=None, item_type=None, k=100)
         -> list[tuple[int, float]]          # (SearchDocument id, cosine), best first
-    refresh(limit=None, progress=None) -> int   # embed what is missing or stale (worker)
+    refresh(limit=None, progress=None, seconds=None) -> int  # embed what is missing or stale
     schedule() -> None                     # ask the worker for a refresh after commit
 
 The pieces, one concern each:

@@ -36,8 +36,8 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
+from django.core.signals import setting_changed
 from django.db import connection
-from django.test.signals import setting_changed
 
 from ..content.version import TABLE as VERSION_TABLE
 from .embedders import DIMENSIONS

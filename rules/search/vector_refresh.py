@@ -26,6 +26,7 @@ run compares every document's passages with what is stored.
 from __future__ import annotations
 
 import logging
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -50,22 +51,28 @@ class Plan:
     drop: list[int] = field(default_factory=list)  # SearchVector ids
 
 
-def refresh(limit: int | None = None, progress: Callable[[int, int], None] | None = None) -> int:
-    """Embed the documents whose vectors are missing or stale, at most ``limit`` of them;
-    how many documents were brought up to date. ``progress(done, total)`` is called
-    after each batch. Nothing when semantic search is off."""
+def refresh(
+    limit: int | None = None, progress: Callable[[int, int], None] | None = None, seconds: float | None = None
+) -> int:
+    """Embed the documents whose vectors are missing or stale, at most ``limit`` of them,
+    stopping after the batch that ends past ``seconds``; how many documents were brought
+    up to date. ``progress(done, total)`` is called after each batch. Nothing when
+    semantic search is off."""
     model = embedders.embedder(for_passages=True)
     if model is None:
         return 0
+    deadline = time.monotonic() + seconds if seconds is not None else None
     plans = stale(model.name, limit)
     done = 0
     if progress:
         progress(0, len(plans))
     for group in _batches(plans):
-        _embed_and_write(group, model)
-        done += len(group)
+        if _embed_and_write(group, model):
+            done += len(group)
         if progress:
             progress(done, len(plans))
+        if deadline is not None and time.monotonic() >= deadline:
+            break
     return done
 
 
@@ -121,7 +128,7 @@ def _batches(plans: list[Plan]) -> Iterator[list[Plan]]:
         yield group
 
 
-def _embed_and_write(group: list[Plan], model: embedders.Embedder) -> None:
+def _embed_and_write(group: list[Plan], model: embedders.Embedder) -> bool:
     documents = SearchDocument.objects.in_bulk([plan.document_id for plan in group])
     rows: list[SearchVector] = []
     texts: list[str] = []
@@ -148,10 +155,11 @@ def _embed_and_write(group: list[Plan], model: embedders.Embedder) -> None:
         vectors = model.passages(texts).astype("<f2")  # see SearchVector.vector
         for row, vector in zip(rows, vectors, strict=True):
             row.vector = vector.tobytes()
-    _write(rows, [row_id for plan in group for row_id in plan.drop])
+    return _write(rows, [row_id for plan in group for row_id in plan.drop])
 
 
-def _write(rows: list[SearchVector], drop: list[int]) -> None:
+def _write(rows: list[SearchVector], drop: list[int]) -> bool:
+    """Whether the rows were written (or ignored as already there)."""
     for attempt in (1, 2):
         try:
             with transaction.atomic():
@@ -162,7 +170,8 @@ def _write(rows: list[SearchVector], drop: list[int]) -> None:
                 SearchVector.objects.bulk_create(
                     [row for row in rows if row.document_id in present], ignore_conflicts=True
                 )
-            return
+            return True
         except IntegrityError:
             if attempt == 2:
                 logger.warning("semantic search: %d vectors refused twice; the next refresh retries them", len(rows))
+    return False

@@ -21,7 +21,7 @@ from rules.search import embedders, search, semantic, tasks
 from rules.search.models import SearchDocument, SearchVector
 from rules.search.passages import MAX_CHUNKS, MAX_WORDS, passages, text_hash
 from tests.builds import run_background_tasks
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_many_entries, make_question
 
 
 def require(module: str) -> None:
@@ -359,17 +359,16 @@ class TestSchedule:
             entry = make_entry(title="Saved", body="Embedded by the worker.")
         assert queued() == 1
         assert SearchVector.objects.count() == 0, "nothing embedded in the request"
-        assert run_background_tasks() == 1
+        assert run_background_tasks() == 2, "a run that embedded something, then one that found nothing left"
         assert vectors_of(document(entry).pk)
 
-    def test_a_run_embeds_a_bounded_number_and_queues_the_rest(self, fake, monkeypatch):
-        monkeypatch.setattr(tasks, "DOCUMENTS_PER_RUN", 2)
-        for n in range(3):
-            make_entry(title=f"Entry {n}", body="Text.")
+    def test_a_run_is_bounded_and_queues_the_next_until_nothing_is_left(self, fake, monkeypatch):
+        monkeypatch.setattr(tasks, "RUN_SECONDS", 0)  # one batch of 32 passages a run
+        make_many_entries(40, "card")
         tasks.embed_search_documents.enqueue()
-        assert run_background_tasks() == 2  # 2 documents and another run asked for, then the last one
-        assert SearchVector.objects.count() == 3
-        assert list(DBTaskResult.objects.order_by("enqueued_at").values_list("return_value", flat=True)) == [2, 1]
+        assert run_background_tasks() == 3
+        assert SearchVector.objects.count() == 40
+        assert list(DBTaskResult.objects.order_by("enqueued_at").values_list("return_value", flat=True)) == [32, 8, 0]
 
 
 # -- without the model ---------------------------------------------------------------
