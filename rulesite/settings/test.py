@@ -18,6 +18,11 @@ from .base import *  # noqa: F403
 # (tests/api/test_throttling.py) with a small rate.
 API_RATE = "off"
 
+# Semantic search off unless a test turns it on (the `settings` fixture or
+# override_settings: "fake" for the plumbing, "auto" for the real model), so the rest of
+# the suite neither loads the model nor queues embedding tasks.
+RULESITE_SEMANTIC = env_choice("RULESITE_SEMANTIC", SEMANTIC_MODES, "off")  # noqa: F405
+
 # Files built in the background name the test client's host, as its pages do.
 SITE_URL = "http://testserver"
 

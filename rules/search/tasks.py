@@ -1,0 +1,59 @@
+"""Vectors are made by the background worker: ``embed_search_documents`` (a task of
+Django's tasks API, run by ``manage.py db_worker``) and ``schedule()``, which asks for it.
+
+The search index calls ``schedule()`` whenever it writes documents
+(``rules.search.index``): the task is queued once the writing transaction commits, once
+per transaction however many batches it wrote, and not at all while one is already
+waiting in the queue or when semantic search is off. A run embeds for about
+``RUN_SECONDS`` (it stops after the batch of 32 passages that ends past them), then
+queues the next run if it did anything, so a moderator's import or a booklet waiting in
+the same queue never waits for a whole game to be embedded: they have a higher priority.
+The run that finds nothing left ends it; finding that out reads every document once
+(0.15 s for 10,800 short documents, 0.75 s for 54,000: ``stale`` in
+``rules.search.vector_refresh``).
+"""
+
+from django.db import transaction
+from django_tasks import task
+
+from . import embedders
+
+RUN_SECONDS = 60
+PRIORITY = -10  # after the admin's imports (10) and built files (0)
+
+
+@task(priority=PRIORITY)
+def embed_search_documents() -> int:
+    """Bring vectors up to date for about RUN_SECONDS; how many documents."""
+    from .vector_refresh import refresh
+
+    done = refresh(seconds=RUN_SECONDS)
+    if done:
+        _enqueue()  # more may be left
+    return done
+
+
+def schedule() -> None:
+    """Have the worker embed what is missing or stale, once the current transaction
+    commits (at once outside one); no-op when semantic search is off."""
+    if not embedders.enabled():
+        return
+    connection = transaction.get_connection()
+    if connection.in_atomic_block and any(entry[1] is _enqueue for entry in connection.run_on_commit):
+        return  # already asked in this transaction
+    transaction.on_commit(_enqueue, robust=True)
+
+
+def _enqueue() -> None:
+    if not _waiting():
+        embed_search_documents.enqueue()
+
+
+def _waiting() -> bool:
+    """Whether a run is queued and not started yet (known for the database backend only)."""
+    from django_tasks_db import DatabaseBackend
+    from django_tasks_db.models import DBTaskResult
+
+    if not isinstance(embed_search_documents.get_backend(), DatabaseBackend):
+        return False
+    return DBTaskResult.objects.ready().filter(task_path=embed_search_documents.module_path).exists()
