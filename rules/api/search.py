@@ -235,6 +235,7 @@ class SearchPagination(PageNumberPagination):
 
     def paginate_hits(self, results, request, view=None):
         self.query, self.suggestion, self.truncated = results.query, results.suggestion, results.truncated
+        self.corrected, self.read_as = results.corrected, results.kind
         return self.paginate_queryset(results.pageable(), request, view)
 
     def get_paginated_response(self, data):
@@ -245,7 +246,9 @@ class SearchPagination(PageNumberPagination):
             "next": response.data["next"],
             "previous": response.data["previous"],
             "query": self.query,
+            "read_as": self.read_as,
             "suggestion": self.suggestion,
+            "corrected": self.corrected,
             "results": response.data["results"],
         }
         return response
@@ -269,15 +272,29 @@ class SearchPagination(PageNumberPagination):
             "next": properties["next"],
             "previous": properties["previous"],
             "query": {"type": "string", "description": "The query searched."},
+            "read_as": {
+                "type": "string",
+                "enum": ["term", "question"],
+                "description": "How the query was read: a term (every word must match; titles first) or a "
+                "question (any of its words, question and function words left out, ranked by BM25 and, "
+                "where the site has it, by meaning across languages).",
+            },
             "suggestion": {
                 "type": "string",
                 "nullable": True,
                 "description": 'A "did you mean" query when nothing (or little) matched.',
                 "example": "reactions",
             },
+            "corrected": {
+                "type": "boolean",
+                "description": "The results are those of `suggestion`, not of `query`, which matched "
+                'nothing as typed ("Showing results for …").',
+            },
             "results": properties["results"],
         }
-        paginated["required"] = ["count", "truncated", "next", "previous", "query", "suggestion", "results"]
+        paginated["required"] = [
+            "count", "truncated", "next", "previous", "query", "read_as", "suggestion", "corrected", "results",
+        ]
         return paginated
 
 
@@ -286,6 +303,7 @@ class _Empty:
 
     def __init__(self, query: str):
         self.query, self.suggestion, self.truncated = query, None, False
+        self.corrected, self.kind = False, "term"
 
     def pageable(self) -> list:
         return []

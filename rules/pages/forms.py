@@ -44,6 +44,8 @@ class SearchForm(forms.Form):
     )
     type = forms.ChoiceField(label=_("Type"), choices=TYPE_CHOICES, required=False)
     page = forms.CharField(required=False)
+    # "Search instead for …": the query as typed, not corrected to the closest known words.
+    exact = forms.BooleanField(required=False)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

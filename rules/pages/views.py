@@ -146,6 +146,7 @@ def search(request):
                 language=data["language"] or None,
                 type=data["type"] or None,
                 limit=0,  # the page's hits are built when the paginator slices them
+                correct=not data["exact"],
             )
         except QueryTooLong:  # the form checks the same limit; this only guards a drift
             limits = {"limit_value": form.fields["q"].max_length, "show_value": len(data["q"])}
@@ -157,6 +158,8 @@ def search(request):
             # Only the filters in use, cleaned: the links of this page keep them.
             params = QueryDict(mutable=True)
             params.update({key: data[key] for key in ("q", "game", "language", "type") if data[key]})
+            if data["exact"]:
+                params["exact"] = "1"
             context.update(
                 {
                     "query": data["q"],

