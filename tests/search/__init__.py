@@ -5,7 +5,9 @@ A query set is a tab-separated file, one query a line::
     language<TAB>game<TAB>query<TAB>expected
 
 where ``expected`` is ``title:<text the expected result's title contains>`` (compared
-case-insensitively) or ``number:<its number>`` (compared exactly). Lines starting with
+case-insensitively) or ``number:<its number>`` (compared exactly), or several such
+acceptable answers separated by `` || `` (a question a moderator would accept either
+entry for: ``title:Hand Limit || title:Discard Phase``). Lines starting with
 ``#`` and blank lines are skipped; a line that is not in this shape is an error naming
 the file and line, never silently dropped.
 """
@@ -25,18 +27,26 @@ class QueryCase:
     language: str
     game: str
     query: str
-    kind: str  # title | number
+    kind: str  # title | number (of the first acceptable answer)
     expected: str
+    alternatives: tuple[tuple[str, str], ...] = ()  # every acceptable (kind, expected)
 
     @property
     def expectation(self) -> str:
-        return f"{self.kind}:{self.expected}"
+        return " || ".join(f"{kind}:{expected}" for kind, expected in self.answers)
+
+    @property
+    def answers(self) -> tuple[tuple[str, str], ...]:
+        return self.alternatives or ((self.kind, self.expected),)
 
     def matches(self, hit) -> bool:
-        """Whether a search Hit is the expected item."""
-        if self.kind == "number":
-            return (hit.number or "").strip() == self.expected
-        return self.expected.casefold() in (hit.title or "").casefold()
+        """Whether a search Hit is an acceptable answer."""
+        for kind, expected in self.answers:
+            if kind == "number" and (hit.number or "").strip() == expected:
+                return True
+            if kind == "title" and expected.casefold() in (hit.title or "").casefold():
+                return True
+        return False
 
     def rank(self, hits) -> int | None:
         """The 1-based position of the first hit that is the expected item, or None."""
@@ -64,13 +74,17 @@ def read_queries(path: Path) -> list[QueryCase]:
         if len(fields) != 4:
             raise QueryFileError(f"{where}: expected 4 tab-separated fields, got {len(fields)}: {raw!r}")
         language, game, query, expectation = fields
-        kind, sep, expected = expectation.partition(":")
-        kind, expected = kind.strip().lower(), expected.strip()
-        if not sep or kind not in EXPECTATION_KINDS or not expected:
-            raise QueryFileError(f"{where}: expected 'title:<text>' or 'number:<n>', got {expectation!r}")
+        answers = []
+        for one in expectation.split("||"):
+            kind, sep, expected = one.partition(":")
+            kind, expected = kind.strip().lower(), expected.strip()
+            if not sep or kind not in EXPECTATION_KINDS or not expected:
+                raise QueryFileError(f"{where}: expected 'title:<text>' or 'number:<n>', got {one.strip()!r}")
+            answers.append((kind, expected))
         if not language or not query:
             raise QueryFileError(f"{where}: the language and the query must not be empty: {raw!r}")
-        cases.append(QueryCase(Path(path).name, number, language, game, query, kind, expected))
+        kind, expected = answers[0]
+        cases.append(QueryCase(Path(path).name, number, language, game, query, kind, expected, tuple(answers)))
     return cases
 
 
