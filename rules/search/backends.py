@@ -104,11 +104,15 @@ def _postgresql(groups, scope, mode, title_only, limit, prefix_from, ranked):
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
 
-def frequencies(groups: list[list[str]], scope: Scope, *, cap: int = 5000) -> list[int]:
-    """How many documents of the scope hold each group (a query word), counted up to
-    ``cap`` (a word in thousands of documents weighs next to nothing either way); and
-    the scope's size last. For ``rules.search.bm25``'s inverse document frequencies."""
-    where, params = scope.where()
+def frequencies(groups: list[list[str]], *, cap: int = 5000) -> list[int]:
+    """How many documents of the whole index hold each group (a query word), counted up
+    to ``cap`` (a word in thousands of documents weighs next to nothing either way), and
+    the index's size last: ``rules.search.bm25``'s inverse document frequencies.
+
+    Over the whole index, not the search's scope: SQLite answers a full-text count joined
+    to a language or game filter by probing the full-text index once per row of that
+    language (1-2.7 s a question at 50,000 entries, ``bench/search_latency.py``), and a
+    word's rarity in all the rules texts of its language says what it needs to."""
     out = []
     with connection.cursor() as cursor:
         for group in groups:
@@ -116,17 +120,16 @@ def frequencies(groups: list[list[str]], scope: Scope, *, cap: int = 5000) -> li
                 query = " | ".join(f"{term}:*" if len(term) >= 3 else term for term in group)
                 cursor.execute(
                     f"SELECT count(*) FROM (SELECT 1 FROM {TABLE} d "  # noqa: S608
-                    f"WHERE d.search_vector @@ to_tsquery('simple', %s){where} LIMIT %s) AS found",
-                    [query, *params, cap],
+                    "WHERE d.search_vector @@ to_tsquery('simple', %s) LIMIT %s) AS found",
+                    [query, cap],
                 )
             else:
                 query = " OR ".join(f'"{term}"*' if len(term) >= 3 else f'"{term}"' for term in group)
                 cursor.execute(
-                    f"SELECT count(*) FROM (SELECT 1 FROM {FTS} JOIN {TABLE} d ON d.id = {FTS}.rowid "  # noqa: S608
-                    f"WHERE {FTS} MATCH %s{where} LIMIT %s)",
-                    [query, *params, cap],
+                    f"SELECT count(*) FROM (SELECT 1 FROM {FTS} WHERE {FTS} MATCH %s LIMIT %s)",  # noqa: S608
+                    [query, cap],
                 )
             out.append(cursor.fetchone()[0])
-        cursor.execute(f"SELECT count(*) FROM {TABLE} d WHERE 1 = 1{where}", params)  # noqa: S608
+        cursor.execute(f"SELECT count(*) FROM {TABLE}")  # noqa: S608
         out.append(cursor.fetchone()[0])
     return out

@@ -224,7 +224,7 @@ def _answer(
     stem_in = language or reading.language
     typed = [word for word in reading.words if _question_group(word, stem_in)]
     groups = [_question_group(word, stem_in) for word in typed]
-    frequencies = backends.frequencies(groups, scope) if groups else [0]
+    frequencies = backends.frequencies(groups) if groups else [0]
     *frequencies, total = frequencies
     # A word no document holds is corrected to the closest one the index knows.
     fixes = {
@@ -235,7 +235,7 @@ def _answer(
     if fixes:
         for index, fix in fixes.items():
             typed[index], groups[index] = fix, _question_group(fix, stem_in)
-        *frequencies, total = backends.frequencies(groups, scope)
+        *frequencies, total = backends.frequencies(groups)
         results.suggestion = " ".join(
             fixes.get(index, word) for index, word in enumerate(typed)
         )
