@@ -9,14 +9,24 @@ with ``--preload``, the master) imports it, so that work is done before the work
 accepts a connection. Measured by ``bench/serve.py`` ("first misspelt search in a
 fresh worker").
 
+Semantic search's model and each process's copy of the vectors
+(``rules.search.semantic.warm_up``) are loaded too when semantic search is on: a first
+question would otherwise wait 100-400 ms for them; a database not yet migrated or not
+reachable leaves them to the first question, with a warning.
+
 Not loaded here: the search vocabulary (``rules.search.vocabulary``), which is read
 from the database on the first misspelt search and is part of that figure, and
 templates, which are compiled by the first page that uses each one.
 """
 
+import logging
+
 from django.conf import settings
+from django.db import DatabaseError
 from django.urls import get_resolver
 from django.utils import translation
+
+logger = logging.getLogger(__name__)
 
 
 def warm_up() -> None:
@@ -24,3 +34,9 @@ def warm_up() -> None:
     for code, _name in settings.LANGUAGES:
         with translation.override(code):  # loads that language's catalogues
             resolver.reverse_dict  # noqa: B018 -- imports the URLconf, builds this language's table
+    from rules.search import semantic
+
+    try:
+        semantic.warm_up()
+    except DatabaseError as error:  # not migrated yet, or not reachable: the first question loads them
+        logger.warning("semantic search not warmed up: %s", error)

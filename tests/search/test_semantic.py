@@ -185,6 +185,18 @@ class TestRefresh:
 
 @pytest.mark.django_db
 class TestNearest:
+    def test_a_process_warms_up_with_every_games_vectors(self, fake):
+        from rules.search import vector_cache
+        from rulesite.warmup import warm_up
+
+        one, two = make_game(), make_game()
+        make_entry(game=one, title="Draw", body="draw two cards")
+        make_entry(game=two, title="Pass", body="pass the turn")
+        semantic.refresh()
+        vector_cache.forget()
+        warm_up()
+        assert set(vector_cache._games) == {one.pk, two.pk}
+
     def test_best_first_one_result_per_document(self, fake):
         near = make_entry(title="Discard pile", body="\n\n".join([words(195), "discard a card from your hand"]))
         far = make_entry(title="Setup", body="Shuffle the deck and deal five cards.")
