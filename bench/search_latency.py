@@ -224,8 +224,9 @@ def plain_words(text: str) -> list[str]:
     return [w.strip(".,?").lower() for w in text.split() if len(w.strip(".,?")) >= 3]
 
 
-def queries(content: Content, count: int, rng: random.Random) -> list[tuple[str, str, dict]]:
-    """Distinct (endpoint, kind, params), about ``count`` for each endpoint."""
+def queries(content: Content, count: int, rng: random.Random, questions: int = 0) -> list[tuple[str, str, dict]]:
+    """Distinct (endpoint, kind, params), about ``count`` for each endpoint, and
+    ``questions`` more players' questions for the search."""
     from rules.shared.text import fold_diacritics
 
     item_types = ("entry", "erratum", "question")
@@ -315,10 +316,21 @@ def queries(content: Content, count: int, rng: random.Random) -> list[tuple[str,
             params["type"] = item_type if rng.random() < 0.8 else rng.choice(item_types)
         return params
 
+    def question_query() -> tuple[str, str, tuple]:
+        item = pick()
+        body_words = plain_words(item[4])
+        at = rng.randrange(len(body_words) - 1)
+        return "question", QUESTIONS[item[0]].format(*body_words[at : at + 2]), item
+
     out, seen = [], set()
-    for endpoint, make, with_type in (("search", search_query, True), ("suggest", suggest_query, False)):
+    plan = (
+        ("search", search_query, True, count),
+        ("suggest", suggest_query, False, count),
+        ("search", question_query, True, questions),
+    )
+    for endpoint, make, with_type, wanted in plan:
         made, attempts = 0, 0
-        while made < count and attempts < count * 20:
+        while made < wanted and attempts < wanted * 20:
             attempts += 1
             kind, q, item = make()
             q = q.strip()
@@ -492,6 +504,7 @@ def main() -> None:
     parser.add_argument("--database-url")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--semantic", action="store_true", help="questions with the semantic part on")
+    parser.add_argument("--questions", type=int, default=150, help="players' questions besides (default 150)")
     args = parser.parse_args()
 
     from benchdb import setup_django
@@ -565,7 +578,7 @@ def main() -> None:
             ms, response = get(url, params)
             print(f"  {endpoint:<8} {language or 'any':<4} {ms:7.1f} ms  (HTTP {response.status_code})")
 
-    planned = queries(content, args.queries, rng)
+    planned = queries(content, args.queries, rng, args.questions)
     timings: dict[str, list[float]] = defaultdict(list)
     slowest: dict[str, list[tuple[float, str, dict]]] = defaultdict(list)
     by_kind: dict[tuple[str, str], list[float]] = defaultdict(list)

@@ -10,9 +10,11 @@ accepts a connection. Measured by ``bench/serve.py`` ("first misspelt search in 
 fresh worker").
 
 Semantic search's model and each process's copy of the vectors
-(``rules.search.semantic.warm_up``) are loaded too when semantic search is on: a first
-question would otherwise wait 100-400 ms for them; a database not yet migrated or not
-reachable leaves them to the first question, with a warning.
+(``rules.search.semantic.warm_up``) are loaded too when semantic search is on, and the
+German and Dutch vocabularies that compound parts are looked up in
+(``rules.search.compounds``): a first question would otherwise wait 100-400 ms for
+them; a database not yet migrated or not reachable leaves them to the first question,
+with a warning.
 
 Not loaded here: the search vocabulary (``rules.search.vocabulary``), which is read
 from the database on the first misspelt search and is part of that figure, and
@@ -34,9 +36,10 @@ def warm_up() -> None:
     for code, _name in settings.LANGUAGES:
         with translation.override(code):  # loads that language's catalogues
             resolver.reverse_dict  # noqa: B018 -- imports the URLconf, builds this language's table
-    from rules.search import semantic
+    from rules.search import compounds, semantic
 
     try:
+        compounds.warm_up()
         semantic.warm_up()
     except DatabaseError as error:  # not migrated yet, or not reachable: the first question loads them
         logger.warning("semantic search not warmed up: %s", error)

@@ -78,3 +78,10 @@ def compounds_ending_in(word: str, language: str) -> list[str]:
                         return list(found)
                 at += 1
     return list(found)
+
+
+def warm_up() -> None:
+    """Read the German and Dutch vocabularies now (``rulesite.warmup``), not on a
+    reader's first question: 20-40 ms each at 50,000 entries on PostgreSQL."""
+    for language in LANGUAGES:
+        _reversed_vocabulary(language)
