@@ -10,11 +10,11 @@ Thin views over ``rules.moderation.suggestions`` (the service), its limits
   that slug in the content language its list page shows;
 - the status page: ``suggestions/<token>/``.
 
-Never cached, by anyone: these views declare no query parameters (``public_page``), so
-the response cache passes them by, and ``never_cache`` makes every response
-``private, no-store``: the form holds a CSRF token, the status page a private address.
-Both say ``noindex``; the status page sends ``Referrer-Policy: no-referrer`` so its
-address leaks to no page it links to. Only published items: anything else is a 404.
+Never cached, by anyone (``private_page``): these views declare no query parameters,
+so the response cache passes them by, and every response is ``private, no-store``:
+the form holds a CSRF token, the status page a private address. Both say
+``noindex``; the status page sends ``Referrer-Policy: no-referrer`` so its address
+leaks to no page it links to. Only published items: anything else is a 404.
 
 A blocked address gets a 403 page that says suggestions cannot be sent from its
 connection, not that it was blocked (nor by whom, nor since when): telling a spammer
@@ -28,8 +28,6 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_http_methods
 
 from rulesite.client_ip import client_ip
 
@@ -39,15 +37,14 @@ from ..moderation import suggestion_limits, suggestions
 from ..moderation.models import Suggestion
 from ..moderation.suggestion_mail import mail_enabled
 from ..shared.diffing import word_diff_html
+from .http import private_page
 from .page_context import game_context
 from .suggestion_form import SuggestionForm, started_stamp
 
 TargetType = Suggestion.TargetType
-METHODS = ["GET", "HEAD", "POST"]
 
 
-@never_cache
-@require_http_methods(METHODS)
+@private_page
 def suggest_entry(request, game, slug):
     """An entry's form: the version in ``?content=``'s language, else the UI's, else
     the first by language (as the entry's page picks, without its redirect)."""
@@ -60,14 +57,12 @@ def suggest_entry(request, game, slug):
     return _suggest(request, target)
 
 
-@never_cache
-@require_http_methods(METHODS)
+@private_page
 def suggest_erratum(request, game, slug):
     return _suggest(request, _listed(TargetType.ERRATUM, game, slug))
 
 
-@never_cache
-@require_http_methods(METHODS)
+@private_page
 def suggest_question(request, game, slug):
     return _suggest(request, _listed(TargetType.QUESTION, game, slug))
 
@@ -168,8 +163,7 @@ def _refused(request, status: int, minutes: int | None = None):
     return response
 
 
-@never_cache
-@require_http_methods(METHODS)
+@private_page
 def suggestion_status(request, token):
     """The private status page of one suggestion; a POST with ``withdraw`` withdraws it."""
     suggestion = get_object_or_404(Suggestion.objects.select_related("game"), token=token)

@@ -83,6 +83,15 @@ def test_the_form_page(client, entry, language):
     assert "csrfmiddlewaretoken" in again.content.decode()
 
 
+def test_no_reader_gets_another_readers_form(entry):
+    """Each reader's form carries their own CSRF token: nothing served it from a cache."""
+    tokens = set()
+    for _ in range(3):
+        html = Client().get(suggest_url(entry)).content.decode()
+        tokens.add(re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)[1])
+    assert len(tokens) == 3
+
+
 def test_every_entry_page_links_to_its_form(client, entry):
     html = client.get(entry.get_absolute_url()).content.decode()
     assert f'href="{suggest_url(entry)}"' in html
