@@ -93,6 +93,13 @@ class SuggestionForm(forms.Form):
     def filled_honeypot(self) -> bool:
         return bool(self.data.get(HONEYPOT))
 
+    def clean_proposal(self):
+        # Browsers send a textarea's lines ending in CR LF; the text's end in LF.
+        return self.cleaned_data["proposal"].replace("\r\n", "\n")
+
+    def clean_comment(self):
+        return self.cleaned_data["comment"].replace("\r\n", "\n")
+
     def started_or_new(self) -> str:
         """The stamp to show the form again with: the one it was shown with, unless that
         was not valid (expired, damaged), when the form starts again now."""

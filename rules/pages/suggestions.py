@@ -13,8 +13,11 @@ Thin views over ``rules.moderation.suggestions`` (the service), its limits
 Never cached, by anyone (``private_page``): these views declare no query parameters,
 so the response cache passes them by, and every response is ``private, no-store``:
 the form holds a CSRF token, the status page a private address. Both say
-``noindex``; the status page sends ``Referrer-Policy: no-referrer`` so its address
-leaks to no page it links to. Only published items: anything else is a 404.
+``noindex``; the status page sends ``Referrer-Policy: same-origin`` so its address
+leaks to no other site. Not ``no-referrer``: with it, browsers send ``Origin: null``
+with the page's own "Withdraw" POST, which Django's CSRF check rightly refuses (the
+browser test caught it); this site, the only one that gets the address in a
+``Referer``, holds it anyway. Only published items: anything else is a 404.
 
 A blocked address gets a 403 page that says suggestions cannot be sent from its
 connection, not that it was blocked (nor by whom, nor since when): telling a spammer
@@ -186,5 +189,5 @@ def suggestion_status(request, token):
     }
     response = render(request, "rules/suggestion_status.html", context)
     response["X-Robots-Tag"] = "noindex"
-    response["Referrer-Policy"] = "no-referrer"
+    response["Referrer-Policy"] = "same-origin"  # not no-referrer: see the module docstring
     return response

@@ -143,7 +143,7 @@ def test_send_stores_one_and_redirects_to_the_status_page(client, entry, django_
     assert "<del>exausted.</del><ins>exhausted.</ins>" in html
     assert "player@example.org" not in html  # never shown, even here
     never_cached(page)
-    assert page["Referrer-Policy"] == "no-referrer"
+    assert page["Referrer-Policy"] == "same-origin"
 
 
 def test_the_same_proposal_twice_is_one_suggestion(client, entry):
