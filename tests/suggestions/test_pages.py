@@ -309,3 +309,11 @@ def test_the_status_page_speaks_the_players_language(client, entry):
     assert location.startswith("/de/suggestions/")
     assert Suggestion.objects.get().ui_language == "de"
     assert "Dein Vorschlag" in client.get(location).content.decode()
+
+
+def test_without_a_mail_server_the_form_asks_for_no_address(client, entry, settings):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
+    html = client.get(suggest_url(entry)).content.decode()
+    assert 'name="email"' not in html
+    status_path(client.post(suggest_url(entry), form_data(email="player@example.org")))
+    assert Suggestion.objects.get().email == ""
