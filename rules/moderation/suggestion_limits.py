@@ -17,7 +17,8 @@ with errors, a preview and the form page itself count nothing. The windows are f
 (they start at multiples of their length), so "try again in N minutes" is exact and
 two cache operations decide; a burst at a window's edge may reach twice the limit,
 which these limits can afford. A lost cache (evicted, restarted) forgets the counts:
-the limits slow abuse down, they are not an audit.
+the limits slow abuse down, they are not an audit; with caching off
+(``DJANGO_CACHE_URL=dummy://``) nothing is counted and there are no limits.
 """
 
 import math
