@@ -2,9 +2,10 @@
 
 Each is defined with what it belongs to (README, "Architecture"): the content model and
 its change journal in ``rules.content``, the search index in ``rules.search``, the files
-built for readers in ``rules.builds`` and the moderators' import jobs in
-``rules.jobs``. Code inside ``rules`` imports them from there; this module only
-gathers them for Django (and for whoever outside ``rules`` wants them all at once).
+built for readers in ``rules.builds``, the moderators' import jobs in ``rules.jobs``
+and players' suggestions in ``rules.moderation``. Code inside ``rules`` imports them
+from there; this module only gathers them for Django (and for whoever outside
+``rules`` wants them all at once).
 """
 
 from .builds.models import BuiltFile
@@ -13,10 +14,11 @@ from .content.models import CrossReference, Entry, EntryRedirect, Erratum, Game,
 from .content.releases import Release, ReleaseChange
 from .derived.models import FeedHorizon, PublicChange, PublicItem
 from .jobs.models import ImportJob
+from .moderation.models import BlockedAddress, Suggestion
 from .search.models import SearchDocument, SearchName, SearchVector, SearchWord
 
 __all__ = [
-    "BuiltFile", "Change", "CrossReference", "Entry", "EntryRedirect", "Erratum", "FeedHorizon", "Game", "ImportJob",
-    "PublicChange", "PublicItem", "Release", "ReleaseChange", "SearchDocument", "SearchName", "SearchVector",
-    "SearchWord", "Source",
+    "BlockedAddress", "BuiltFile", "Change", "CrossReference", "Entry", "EntryRedirect", "Erratum", "FeedHorizon",
+    "Game", "ImportJob", "PublicChange", "PublicItem", "Release", "ReleaseChange", "SearchDocument", "SearchName",
+    "SearchVector", "SearchWord", "Source", "Suggestion",
 ]  # fmt: skip

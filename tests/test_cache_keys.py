@@ -112,7 +112,7 @@ def test_every_public_view_declares_what_it_reads():
     declares its query parameters, so none is left uncached by oversight."""
     from rulesite import cache_key
 
-    undeclared = []
+    undeclared, private = [], []
 
     def walk(patterns, prefix=""):
         for pattern in patterns:
@@ -123,6 +123,9 @@ def test_every_public_view_declares_what_it_reads():
             elif isinstance(pattern, URLPattern):
                 view = pattern.callback
                 if getattr(view, "public_params", None) is not None:
+                    continue
+                if getattr(view, "private_page", False):  # declared never cached, on purpose
+                    private.append(prefix + str(pattern.pattern))
                     continue
                 view_class = getattr(view, "cls", None)
                 if view_class is None:
@@ -135,6 +138,13 @@ def test_every_public_view_declares_what_it_reads():
     walk(get_resolver().url_patterns)
     # The API's catch-all answers a JSON 404, which is never cached anyway.
     assert undeclared == [r"api/v1/^[\s\S]*/$"]
+    # Players' suggestions (rules.pages.suggestions): a form with a CSRF token, a private page.
+    assert sorted(private) == [
+        "en/games/<slug:game>/errata/<slug:slug>/suggest/",
+        "en/games/<slug:game>/faq/<slug:slug>/suggest/",
+        "en/games/<slug:game>/rules/<slug:slug>/suggest/",
+        "en/suggestions/<slug:token>/",
+    ]
 
 
 # --- media types -----------------------------------------------------------------------

@@ -14,11 +14,18 @@ says two things, which the site relies on:
 
 API views declare theirs on the class (``query_params``, by action; see
 ``rulesite.cache_key``). A view without a declaration is answered, but never cached.
+
+``@private_page`` declares the opposite, on purpose: a page that must never be cached
+by anyone (a form with a CSRF token, a private address: ``rules.pages.suggestions``).
+Its responses are ``private, no-store`` (``never_cache``); it answers GET, HEAD and
+POST.
 """
 
 from functools import wraps
 
 from django.http import HttpResponse, HttpResponseNotAllowed
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods
 
 READ_METHODS = ("GET", "HEAD")
 ALLOWED = ", ".join((*READ_METHODS, "OPTIONS"))
@@ -43,3 +50,10 @@ def public_page(*params: str):
         return page
 
     return decorate
+
+
+def private_page(view):
+    """Declare a page never cached, by the site or any browser or proxy (see above)."""
+    page = never_cache(require_http_methods(["GET", "HEAD", "POST"])(view))
+    page.private_page = True
+    return page

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import feeds, releases, rulebook_views, views
+from . import feeds, releases, rulebook_views, suggestions, views
 from .http import public_page
 
 app_name = "rules"
@@ -12,6 +12,10 @@ urlpatterns = [
     path("games/<slug:game>/rules/<slug:slug>/", views.entry_detail, name="entry"),
     path("games/<slug:game>/rules/<slug:slug>/compare/<slug:language>/", views.entry_compare, name="entry-compare"),
     path("games/<slug:game>/errata/", views.errata_list, name="errata"),
+    # Players' suggestions (rules.pages.suggestions): never cached; the status page is private.
+    path("games/<slug:game>/rules/<slug:slug>/suggest/", suggestions.suggest_entry, name="suggest-entry"),
+    path("games/<slug:game>/errata/<slug:slug>/suggest/", suggestions.suggest_erratum, name="suggest-erratum"),
+    path("suggestions/<slug:token>/", suggestions.suggestion_status, name="suggestion"),
     path("games/<slug:game>/releases/<int:pk>/", releases.release_detail, name="release"),
     path("games/<slug:game>/releases/<int:pk>/rules/", releases.release_index, name="release-index"),
     # Reading straight through (rules.content.rulebook, rules.builds.booklet): contents, printed booklets.

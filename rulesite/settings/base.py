@@ -295,6 +295,26 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
+# Mail: players' suggestions send their status link and each decision to an address the
+# player left (rules.moderation.suggestion_mail). SMTP when DJANGO_EMAIL_HOST is set; the
+# console when DEBUG; else none, and the suggestion form then asks for no address. Sent
+# within the request that submits or decides (bounded by EMAIL_TIMEOUT); a failure is
+# logged and changes nothing else.
+EMAIL_HOST = os.environ.get("DJANGO_EMAIL_HOST", "")
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_PORT = int(os.environ.get("DJANGO_EMAIL_PORT", "587"))
+    EMAIL_HOST_USER = os.environ.get("DJANGO_EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = os.environ.get("DJANGO_EMAIL_HOST_PASSWORD", "")
+    EMAIL_USE_TLS = env_bool("DJANGO_EMAIL_USE_TLS", True)  # STARTTLS, on port 587
+    EMAIL_USE_SSL = env_bool("DJANGO_EMAIL_USE_SSL", False)  # implicit TLS, on port 465
+    EMAIL_TIMEOUT = 10
+elif DEBUG:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
+DEFAULT_FROM_EMAIL = os.environ.get("DJANGO_DEFAULT_FROM_EMAIL", "rulesite <noreply@localhost>")
+
 # Content-Security-Policy (django-csp): the second wall behind sanitising. No inline
 # script or style anywhere (our JavaScript and CSS are files in static/; data for a
 # script travels in data- attributes or json_script), nothing from other hosts, no
