@@ -265,7 +265,7 @@ def _answer(
     )
     by_meaning = [doc_id for doc_id, _ in nearest if doc_id in documents]
     languages = {doc_id: documents[doc_id].language for doc_id in ids if doc_id in documents}
-    fused = fuse(by_words, by_meaning, languages, reader if not language else None)
+    fused = fuse(by_words, by_meaning, languages, reader if not language else None, stem_in)
     results.corrected = bool(fixes) and bool(fused)
     ranked = [
         (round(score, 6), documents[doc_id], _title_holds(documents[doc_id], groups))
