@@ -508,6 +508,21 @@ def test_csrf_is_required_for_every_action(client, moderator, world):
     assert typo.status == Suggestion.Status.OPEN and not suggestions.is_blocked(ADDRESS)
 
 
+@pytest.mark.parametrize(
+    ("language", "title", "accept", "reason"),
+    [
+        ("de", "Zu prüfende Vorschläge", "Annehmen", "Braucht eine Quelle"),
+        ("pl", "Sugestie do przejrzenia", "Przyjmij", "Potrzebne źródło"),
+        ("nl", "Te beoordelen suggesties", "Accepteren", "Bron nodig"),
+    ],
+)
+def test_the_admin_speaks_the_moderators_language(moderator_client, world, language, title, accept, reason):
+    moderator_client.cookies["django_language"] = language
+    assert f"<h1>{title}</h1>" in page(moderator_client.get(QUEUE))
+    review = page(moderator_client.get(review_url(world["typo"])))
+    assert f'value="{accept}"' in review and reason in review
+
+
 # --- no suggestion text unescaped -------------------------------------------------------
 
 
