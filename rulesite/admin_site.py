@@ -1,7 +1,9 @@
-"""The moderators' admin site: Django's admin plus the worklists and the activity log.
+"""The moderators' admin site: Django's admin plus the worklists, the players'
+suggestions and the activity log.
 
 The pages themselves live with the content they are about (``rules.admin.worklists``,
-``rules.admin.activity``); this class only mounts them under ``/admin/``.
+``rules.admin.suggestions``, ``rules.admin.activity``); this class only mounts them
+under ``/admin/``.
 """
 
 from django.contrib import admin
@@ -15,10 +17,11 @@ class RulesiteAdminSite(admin.AdminSite):
 
     def get_urls(self):
         from rules.admin.activity import activity_urls
+        from rules.admin.suggestions import suggestion_urls
         from rules.admin.worklists import worklist_urls
 
         # Before the default URLs, whose "<app_label>/" pattern would take these paths.
-        return worklist_urls(self) + activity_urls(self) + super().get_urls()
+        return worklist_urls(self) + suggestion_urls(self) + activity_urls(self) + super().get_urls()
 
     def index(self, request, extra_context=None):
         """The admin's front page, with the worklist counts in its "Moderation" box."""

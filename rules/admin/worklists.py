@@ -26,6 +26,7 @@ from ..content.models import Entry, Erratum
 from ..moderation import worklists
 from ..moderation.permissions import can_edit_game, editable_games
 from ..shared.languages import CONTENT_LANGUAGES, native_name
+from .suggestions import pending_count
 
 PER_PAGE = 100
 
@@ -133,13 +134,15 @@ def _review_models(request, site) -> list:
 
 
 def moderation_summary(request, site) -> dict | None:
-    """Each worklist's count for the admin index's "Moderation" box (about eight queries).
+    """Each worklist's count for the admin index's "Moderation" box (about eight queries),
+    with the players' suggestions to review (``rules.admin.suggestions``).
 
     ``None`` for a user who may not view entries (the box is not shown).
     """
     if not _entry_admin(site).has_view_permission(request):
         return None
-    return worklists.summary(editable_games(request.user), review_in=_review_models(request, site))
+    counts = worklists.summary(editable_games(request.user), review_in=_review_models(request, site))
+    return {**counts, "suggestions": pending_count(request, site)}
 
 
 # --- Pages ----------------------------------------------------------------------------
@@ -148,6 +151,7 @@ def moderation_summary(request, site) -> dict | None:
 def overview_view(request, site):
     _require_entry_view(request, site)
     counts = worklists.summary(editable_games(request.user), review_in=_review_models(request, site))
+    counts["suggestions"] = pending_count(request, site)
     return _render(request, site, "overview.html", gettext("Worklists"), counts=counts)
 
 
