@@ -40,9 +40,9 @@ def notify(suggestion, event: str, title: str, target_url: str = "") -> bool:
     path of its page (the service's ``public_url``; "" when it is gone)."""
     if not suggestion.email or not mail_enabled():
         return False
-    with translation.override(suggestion.ui_language or settings.LANGUAGE_CODE):
-        subject, body = message(suggestion, event, title, target_url)
-    try:
+    try:  # the message too: a mail that cannot be made is no more the player's problem than one not sent
+        with translation.override(suggestion.ui_language or settings.LANGUAGE_CODE):
+            subject, body = message(suggestion, event, title, target_url)
         send_mail(subject, body, None, [suggestion.email], fail_silently=False)
     except Exception:  # a mail server's failure is never the player's or moderator's
         logger.exception("Could not mail suggestion #%s (%s)", suggestion.pk, event)
