@@ -14,8 +14,11 @@ from playwright.sync_api import expect
 from rules.content.history import latest_version
 from rules.moderation import suggestions
 from rules.moderation.models import Suggestion
+from rules.moderation.permissions import MODERATORS_GROUP
 from rules.pages.suggestion_form import MIN_FILL_SECONDS
+from tests.admin.conftest import make_staff
 from tests.browser.screens import SIZES, no_axe_violations, no_horizontal_scroll, shot
+from tests.browser.test_moderator import log_in
 from tests.factories import make_entry, make_game
 from tests.xss import VECTORS, packed
 
@@ -73,10 +76,18 @@ def test_a_player_suggests_a_correction(live_server, browser, entry, size):
         shot(page, f"suggestion-status-{size}", full_page=True)
         status_url = page.url
 
-        # A moderator accepts it (the service the admin's queue calls).
-        moderator = User.objects.create_user(f"mod-{size}", "mod@example.org", "a-long-password", is_staff=True)
-        accepted = suggestions.accept(Suggestion.objects.get(), moderator)
-        assert latest_version(entry).history_change_reason == f"suggestion #{accepted.pk} accepted"
+        # A moderator accepts it in the admin's queue, in a browser of their own.
+        make_staff(f"mod-{size}", MODERATORS_GROUP)
+        admin = browser.new_context(**SIZES[size]).new_page()
+        log_in(admin, live_server.url, f"mod-{size}")
+        admin.goto(f"{live_server.url}/admin/suggestions/")
+        admin.locator("tr.suggestion-row").get_by_role("link").first.click()
+        admin.locator("#accept-form [type=submit]").click()
+        suggestion = Suggestion.objects.get()
+        expect(admin.locator(".messagelist")).to_contain_text(f"Suggestion #{suggestion.pk} is accepted")
+        admin.context.close()
+        assert latest_version(entry).history_change_reason == f"suggestion #{suggestion.pk} accepted"
+        assert latest_version(entry).history_user.username == f"mod-{size}"
         page.goto(status_url)
         expect(page.locator(".suggestion-status")).to_contain_text("Accepted")
         page.get_by_role("link", name="See the changed text").click()
