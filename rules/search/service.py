@@ -221,9 +221,10 @@ def _answer(
 ) -> SearchResults:
     """The question path: BM25 over any of the question's words (``bm25``), fused with
     the semantic ranking when it is on (``semantic``, ``fusion``)."""
+    embedding = semantic.embed_query_soon(results.query)  # beside the database work below
     stem_in = language or reading.language
-    typed = [word for word in reading.words if _question_group(word, stem_in)]
-    groups = [_question_group(word, stem_in) for word in typed]
+    made = [(word, _question_group(word, stem_in)) for word in reading.words]
+    typed, groups = [word for word, group in made if group], [group for _word, group in made if group]
     frequencies = backends.frequencies(groups) if groups else [0]
     *frequencies, total = frequencies
     # A word no document holds is corrected to the closest one the index knows.
@@ -236,25 +237,24 @@ def _answer(
         for index, fix in fixes.items():
             typed[index], groups[index] = fix, _question_group(fix, stem_in)
         *frequencies, total = backends.frequencies(groups)
-        results.suggestion = " ".join(
-            fixes.get(index, word) for index, word in enumerate(typed)
-        )
+        results.suggestion = " ".join(typed)
     lexical = _match(groups, scope, mode="any")[:LEXICAL_CANDIDATES] if groups else []
+    documents = SearchDocument.objects.in_bulk([doc_id for doc_id, _ in lexical])  # while the query embeds
     nearest = (
         semantic.nearest(
-            semantic.embed_query(results.query),
+            embedding.result(),
             game_id=scope.game_id,
             language=scope.language,
             item_type=scope.item_type,
             k=SEMANTIC_CANDIDATES,
         )
-        if semantic.enabled()
+        if embedding is not None
         else []
     )
     ids = list(dict.fromkeys([doc_id for doc_id, _ in lexical] + [doc_id for doc_id, _ in nearest]))
     if not ids:
         return results
-    documents = SearchDocument.objects.in_bulk(ids)
+    documents.update(SearchDocument.objects.in_bulk([doc_id for doc_id in ids if doc_id not in documents]))
     scored = bm25.scores(list(documents.values()), groups, frequencies, total)
     # A title or FAQ question typed as written comes first, as on the term path.
     keys = {name_key(results.query), name_key(" ".join(typed))}
