@@ -61,9 +61,10 @@ def embed_query(text: str) -> np.ndarray | None:
 def embed_query_soon(text: str) -> Future | None:
     """``embed_query`` in a thread of its own, while the caller does its database work:
     the engine is called through ctypes, which lets go of the GIL, so the 15-20 ms of a
-    query's vector overlap the lexical half of a question's search (on PostgreSQL, a
-    question's p95 at 50,000 entries went from 90 to XX ms). None when off; the
-    future's result is what ``embed_query`` returns. The thread touches no database."""
+    query's vector overlap the lexical half of a question's search (on PostgreSQL at
+    50,000 entries, 40 distinct questions called directly: median 50 → 43 ms). None when
+    off; the future's result is what ``embed_query`` returns. The thread touches no
+    database."""
     if not enabled():
         return None
     return _beside.submit(embed_query, text)
