@@ -104,7 +104,7 @@ def _postgresql(groups, scope, mode, title_only, limit, prefix_from, ranked):
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
 
-def frequencies(groups: list[list[str]], *, cap: int = 5000) -> list[int]:
+def frequencies(groups: list[list[str]], *, cap: int = 5000, prefix_from: int = 3) -> list[int]:
     """How many documents of the whole index hold each group (a query word), counted up
     to ``cap`` (a word in thousands of documents weighs next to nothing either way), and
     the index's size last: ``rules.search.bm25``'s inverse document frequencies.
@@ -117,14 +117,14 @@ def frequencies(groups: list[list[str]], *, cap: int = 5000) -> list[int]:
     with connection.cursor() as cursor:
         for group in groups:
             if connection.vendor == "postgresql":
-                query = " | ".join(f"{term}:*" if len(term) >= 3 else term for term in group)
+                query = " | ".join(f"{term}:*" if len(term) >= prefix_from else term for term in group)
                 cursor.execute(
                     f"SELECT count(*) FROM (SELECT 1 FROM {TABLE} d "  # noqa: S608
                     "WHERE d.search_vector @@ to_tsquery('simple', %s) LIMIT %s) AS found",
                     [query, cap],
                 )
             else:
-                query = " OR ".join(f'"{term}"*' if len(term) >= 3 else f'"{term}"' for term in group)
+                query = " OR ".join(f'"{term}"*' if len(term) >= prefix_from else f'"{term}"' for term in group)
                 cursor.execute(
                     f"SELECT count(*) FROM (SELECT 1 FROM {FTS} WHERE {FTS} MATCH %s LIMIT %s)",  # noqa: S608
                     [query, cap],

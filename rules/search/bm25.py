@@ -29,14 +29,14 @@ B = 0.75
 TITLE_WEIGHT = 3.0
 
 
-def matcher(groups: list[list[str]], vocabulary: set[str]) -> dict[str, list[int]]:
+def matcher(groups: list[list[str]], vocabulary: set[str], prefix_from: int = 3) -> dict[str, list[int]]:
     """Index term → the query groups it matches, for every term in ``vocabulary``: a
     binary search per alternative in the sorted terms (prefixes are neighbours)."""
     ordered = sorted(vocabulary)
     out: dict[str, list[int]] = {}
     for index, group in enumerate(groups):
         for alternative in group:
-            if len(alternative) < 3:
+            if len(alternative) < prefix_from:
                 found = [alternative] if alternative in vocabulary else []
             else:
                 at, found = bisect_left(ordered, alternative), []
@@ -55,7 +55,7 @@ def idf(document_frequency: int, total: int) -> float:
 
 
 def scores(
-    documents: list, groups: list[list[str]], frequencies: list[int], total: int
+    documents: list, groups: list[list[str]], frequencies: list[int], total: int, prefix_from: int = 3
 ) -> dict[int, tuple[float, int]]:
     """Document id → (BM25 score, how many of the query's groups it holds)."""
     if not documents or not groups:
@@ -63,7 +63,7 @@ def scores(
     title_counts = {doc.pk: Counter(doc.title_terms.split()) for doc in documents}
     body_counts = {doc.pk: Counter(doc.body_terms.split()) for doc in documents}
     vocabulary = set().union(*title_counts.values(), *body_counts.values())
-    matches = matcher(groups, vocabulary)
+    matches = matcher(groups, vocabulary, prefix_from)
     weights = [idf(df, max(total, df)) for df in frequencies]
     lengths = {
         doc.pk: TITLE_WEIGHT * sum(title_counts[doc.pk].values()) + sum(body_counts[doc.pk].values())

@@ -27,6 +27,8 @@ Decisions:
   German entry, with its English translation first."
 """
 
+from django.db.models import Q
+
 from ..content.querysets import Status
 
 K = 60
@@ -64,7 +66,7 @@ def fuse(
 def translations_first(ranked: list[tuple], reader: str | None) -> list[tuple]:
     """``ranked`` ((score, SearchDocument, in_title), best first) with each entry in
     another language preceded by its translation in ``reader``'s language, when there
-    is a published one; two queries, whatever the number of hits."""
+    is a published one; two queries at most, whatever the number of hits."""
     from ..content.models import Entry
     from .models import SearchDocument
 
@@ -77,12 +79,18 @@ def translations_first(ranked: list[tuple], reader: str | None) -> list[tuple]:
     ]
     if not foreign:
         return ranked
-    keys = dict(Entry.objects.filter(pk__in=foreign).values_list("pk", "translation_key"))
-    versions = dict(
-        Entry.objects.filter(
-            translation_key__in=set(keys.values()), language=reader, status=Status.PUBLISHED
-        ).values_list("translation_key", "pk")
-    )
+    # One query: the foreign entries' keys and the reader's published versions sharing them.
+    wanted = set(foreign)
+    rows = Entry.objects.filter(
+        Q(pk__in=foreign) | Q(language=reader, status=Status.PUBLISHED),
+        translation_key__in=Entry.objects.filter(pk__in=foreign).values("translation_key"),
+    ).values_list("pk", "translation_key", "language", "status")
+    keys, versions = {}, {}
+    for pk, key, language, status in rows:
+        if pk in wanted:
+            keys[pk] = key
+        if language == reader and status == Status.PUBLISHED:
+            versions[key] = pk
     if not versions:
         return ranked
     documents = {
