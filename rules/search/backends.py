@@ -113,23 +113,19 @@ def frequencies(groups: list[list[str]], *, cap: int = 5000, prefix_from: int = 
     to a language or game filter by probing the full-text index once per row of that
     language (1-2.7 s a question at 50,000 entries, ``bench/search_latency.py``), and a
     word's rarity in all the rules texts of its language says what it needs to."""
-    out = []
-    with connection.cursor() as cursor:
-        for group in groups:
-            if connection.vendor == "postgresql":
-                query = " | ".join(f"{term}:*" if len(term) >= prefix_from else term for term in group)
-                cursor.execute(
-                    f"SELECT count(*) FROM (SELECT 1 FROM {TABLE} d "  # noqa: S608
-                    "WHERE d.search_vector @@ to_tsquery('simple', %s) LIMIT %s) AS found",
-                    [query, cap],
-                )
-            else:
-                query = " OR ".join(f'"{term}"*' if len(term) >= prefix_from else f'"{term}"' for term in group)
-                cursor.execute(
-                    f"SELECT count(*) FROM (SELECT 1 FROM {FTS} WHERE {FTS} MATCH %s LIMIT %s)",  # noqa: S608
-                    [query, cap],
-                )
-            out.append(cursor.fetchone()[0])
-        cursor.execute(f"SELECT count(*) FROM {TABLE}")  # noqa: S608
-        out.append(cursor.fetchone()[0])
-    return out
+    counts, params = [], []
+    for group in groups:
+        if connection.vendor == "postgresql":
+            counts.append(
+                f"(SELECT count(*) FROM (SELECT 1 FROM {TABLE} d "  # noqa: S608
+                "WHERE d.search_vector @@ to_tsquery('simple', %s) LIMIT %s) AS found)"
+            )
+            params.append(" | ".join(f"{term}:*" if len(term) >= prefix_from else term for term in group))
+        else:
+            counts.append(f"(SELECT count(*) FROM (SELECT 1 FROM {FTS} WHERE {FTS} MATCH %s LIMIT %s))")  # noqa: S608
+            params.append(" OR ".join(f'"{term}"*' if len(term) >= prefix_from else f'"{term}"' for term in group))
+        params.append(cap)
+    counts.append(f"(SELECT count(*) FROM {TABLE})")  # noqa: S608
+    with connection.cursor() as cursor:  # one statement, one round trip, whatever the words
+        cursor.execute("SELECT " + ", ".join(counts), params)
+        return list(cursor.fetchone())
