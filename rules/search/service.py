@@ -227,19 +227,17 @@ def _answer(
     the semantic ranking when it is on (``semantic``, ``fusion``)."""
     embedding = semantic.embed_query_soon(results.query)  # beside the database work below
     stem_in = language or reading.language
-    made = [(word, _question_group(word, stem_in)) for word in reading.words]
+    made = [(word, _term_group(word, stem_in, as_typed=True)) for word in reading.words]
     typed, groups = [word for word, group in made if group], [group for _word, group in made if group]
-    frequencies = backends.frequencies(groups, prefix_from=QUESTION_PREFIX_FROM) if groups else [0]
-    *frequencies, total = frequencies
+    *frequencies, total = backends.frequencies(groups, prefix_from=QUESTION_PREFIX_FROM)
     # A word no document holds is corrected to the closest one the index knows.
-    fixes = {
-        index: fix
-        for index, (word, count) in enumerate(zip(typed, frequencies, strict=True))
-        if correct and count == 0 and (fix := fuzzy.correct(word, language)) and _question_group(fix, stem_in)
-    }
+    fixes = {}
+    for index, (word, count) in enumerate(zip(typed, frequencies, strict=True)):
+        fix = fuzzy.correct(word, language) if correct and count == 0 else None
+        fixed = _term_group(fix, stem_in, as_typed=True) if fix else []
+        if fixed:
+            fixes[index], typed[index], groups[index] = fix, fix, fixed
     if fixes:
-        for index, fix in fixes.items():
-            typed[index], groups[index] = fix, _question_group(fix, stem_in)
         *frequencies, total = backends.frequencies(groups, prefix_from=QUESTION_PREFIX_FROM)
         results.suggestion = " ".join(typed)
     lexical = (
@@ -286,18 +284,6 @@ def _answer(
     results.total = len(ranked)
     results.hits = _hits(ranked[:limit], groups)
     return results
-
-
-def _question_group(word: str, language: str | None) -> list[str]:
-    """A question word's terms: its stem in the question's language (or every language)
-    and its folded form as typed, and, in German and Dutch, the compounds ending in it."""
-    group = _group(word, language)
-    if not group:
-        return []
-    extra = [fold(word)] if len(fold(word)) >= 3 else []
-    for compound_language in [language] if language else compounds.LANGUAGES:
-        extra += compounds.compounds_ending_in(word, compound_language)
-    return list(dict.fromkeys(group + [t for t in extra if t]))
 
 
 def _title_holds(document: SearchDocument, groups: list[list[str]]) -> int:
@@ -380,11 +366,14 @@ def _group(word: str, language: str | None) -> list[str]:
     return list(dict.fromkeys(t for t in (term(word, lang) for lang in languages) if t))
 
 
-def _term_group(word: str, language: str | None) -> list[str]:
-    """``_group``, and in German and Dutch the compounds ending in the word."""
+def _term_group(word: str, language: str | None, as_typed: bool = False) -> list[str]:
+    """``_group``, its folded form as typed too when ``as_typed`` (a question's words),
+    and in German and Dutch the compounds ending in the word."""
     group = _group(word, language)
     if not group:
         return []
+    if as_typed and len(fold(word)) >= 3:
+        group.append(fold(word))
     for compound_language in [language] if language else compounds.LANGUAGES:
         group += compounds.compounds_ending_in(word, compound_language)
     return list(dict.fromkeys(group))
