@@ -8,10 +8,11 @@ up to now. A cursor older than what is kept (``manage.py prune_changes``) answer
 ``410 Gone``: the client starts again from a full copy.
 """
 
+from django.db.models import Max
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException
+from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 from rest_framework.viewsets import ViewSet
 
@@ -88,7 +89,7 @@ class ChangeFeedViewSet(APIv1Settings, ViewSet):
         parameters=[
             OpenApiParameter(
                 "since", {"type": "integer", "minimum": 0}, description="The cursor of the last change you have (0 or "
-                "absent: from the oldest kept)."
+                "absent: from the oldest kept). A cursor beyond the newest change is a 400."
             ),
             OpenApiParameter(
                 "limit", {"type": "integer", "minimum": 1},
@@ -111,6 +112,12 @@ class ChangeFeedViewSet(APIv1Settings, ViewSet):
             raise Gone(
                 f"Changes up to cursor {horizon} are no longer kept (changes are kept {KEEP_DAYS} days). "
                 "Start again from a full copy (a bulk file or the lists), then follow this feed from its cursor."
+            )
+        if since > horizon and since > (PublicChange.objects.aggregate(newest=Max("id"))["newest"] or 0):
+            # No change has this cursor yet: a mirror holding it (corrupted, or from
+            # another site) would otherwise believe it is up to date for ever.
+            raise ValidationError(
+                {"since": ["This cursor is beyond the newest change: take it from a response of this feed."]}
             )
         rows = list(PublicChange.objects.filter(id__gt=since).order_by("id").values_list(*FIELDS)[: limit + 1])
         more = len(rows) > limit

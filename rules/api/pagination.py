@@ -1,6 +1,13 @@
+from base64 import b64decode
+from datetime import UTC
+
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from rest_framework import pagination
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
+
+MAX_ID = 2**63 - 1  # the largest id a database column holds (a BigAutoField)
 
 
 def whole_number(raw: str) -> int:
@@ -142,8 +149,44 @@ class ListPagination(PageNumberPagination):
 
 
 class _Cursor(pagination.CursorPagination):
+    """DRF's cursor, with every cursor it cannot have made refused as a 400 naming the
+    parameter: the position a cursor carries reaches the database as a filter value,
+    so one that is not an id (``p=abc``, ``p=1e999``, a number past 64 bits) or not a
+    time (``p=2024-13-45``) would fail there, a 500 with a traceback (DRF checks only
+    the offset and the direction). A cursor is opaque to clients; whatever they send
+    that is not one of ours is their mistake, not a missing page (DRF says 404)."""
+
     page_size_query_param = None  # the list's page_size, read by ListPagination
     invalid_cursor_message = "Invalid cursor: take it from the previous page's next link."
 
     def __init__(self, ordering: tuple, page_size: int):
         self.ordering, self.page_size = ordering, page_size
+
+    def decode_cursor(self, request):
+        encoded = request.query_params.get(self.cursor_query_param)
+        try:  # DRF's decoding skips what is not base64 ("!!!" reads as no cursor at all)
+            canonical = encoded is None or bool(b64decode(encoded.encode("ascii"), validate=True))
+            cursor = super().decode_cursor(request) if canonical else False
+        except (ValueError, NotFound):  # binascii.Error and UnicodeEncodeError are ValueErrors
+            cursor = False
+        if cursor is None:
+            return None
+        position = cursor and cursor.position
+        if cursor is False or (position is not None and (position := self._readable(position)) is None):
+            raise ValidationError({self.cursor_query_param: [self.invalid_cursor_message]})
+        return cursor._replace(position=position)
+
+    def _readable(self, position: str) -> str | None:
+        """The position as the database may be given it, or None when it is not one."""
+        if self.ordering[0] == "id":
+            digits = position.isascii() and position.isdigit() and len(position) <= len(str(MAX_ID))
+            return position if digits and int(position) <= MAX_ID else None
+        try:
+            moment = parse_datetime(position)
+        except ValueError:  # well formed, but no such day or hour
+            return None
+        if moment is None:
+            return None
+        if timezone.is_naive(moment):
+            moment = timezone.make_aware(moment, UTC)
+        return str(moment)

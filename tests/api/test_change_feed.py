@@ -184,6 +184,23 @@ def test_a_malformed_cursor_is_a_json_400(client, query):
     assert "detail" in body
 
 
+def test_a_cursor_beyond_the_newest_change_is_a_400(client, moon):
+    """A mirror with a corrupted cursor must hear so, not "up to date" for ever."""
+    newest = latest(client)
+    assert get_json(client, f"{FEED}?since={newest}")["next"] is None  # the newest itself: up to date
+    for since in (newest + 1, 999_999_999, 2**63 - 1, 10**30):
+        body = get_json(client, f"{FEED}?since={since}", status=400)
+        assert list(body["errors"]) == ["since"]
+    # after everything was pruned, the last pruned cursor still reads as up to date
+    PublicChange.objects.update(at=timezone.now() - timedelta(days=400))
+    make_entry(game=moon[0], language="de", title="Zuletzt")
+    after = latest(client)
+    PublicChange.objects.update(at=timezone.now() - timedelta(days=400))
+    call_command("prune_changes", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    assert get_json(client, f"{FEED}?since={after}")["results"] == []
+    get_json(client, f"{FEED}?since={after + 1}", status=400)
+
+
 def test_a_cursor_older_than_what_is_kept_is_410_gone(client, moon):
     old = latest(client)
     PublicChange.objects.update(at=timezone.now() - timedelta(days=400))

@@ -1,6 +1,9 @@
 """?ordering=id|updated_at pages a list by cursor: a crawl during edits neither skips nor
 repeats an item; anything else named as ordering is a 400 (rules/api/pagination.py)."""
 
+import base64
+from urllib.parse import quote
+
 import pytest
 
 from rules.content.models import Entry
@@ -75,9 +78,41 @@ def test_by_cursor_page_is_not_read_and_a_cursor_alone_pages_by_id(client, ten):
     assert get_json(client, "/api/v1/entries/?ordering=id&page=x", status=404) == {"detail": "Invalid page."}
 
 
-def test_a_made_up_cursor_is_a_json_404(client, ten):
-    body = get_json(client, "/api/v1/entries/?ordering=id&cursor=bz1hYmMmcD14", status=404)  # "o=abc&p=x"
-    assert "cursor" in body["detail"]
+def forged(text: str) -> str:
+    return quote(base64.b64encode(text.encode()).decode())
+
+
+# Cursors a client can send that none of our next links ever held: positions that are no
+# id or no time (each reached the database: a 500), offsets and directions that are no
+# number, and what is not a cursor at all.
+FORGED = [
+    *(forged(f"p={p}") for p in (
+        "abc", "1e999", "2024-13-45", "-1", "1.5", "9" * 25, "", "0x10", "1 OR 1=1", "٧", "2024-02-30",
+        "2024-01-01T25:00:00", "9999-12-31 23:59:59+99:00", "x" * 5000,
+    )),
+    forged("o=abc&p=x"), forged("o=-1"), forged("r=yes"),
+    "!!!", "%C3%A9", "bz1" + "A" * 3,
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["entries", "sources", "errata", "faq", "games"])
+@pytest.mark.parametrize("ordering", ["id", "updated_at"])
+def test_a_forged_cursor_is_a_json_400_naming_it_on_every_list(client, world, name, ordering):
+    assert len(FORGED) >= 20
+    for cursor in FORGED:
+        body = get_json(client, f"/api/v1/{name}/?ordering={ordering}&cursor={cursor}", status=400)
+        assert list(body["errors"]) == ["cursor"], cursor
+        assert "cursor" in body["detail"]
+
+
+def test_a_cursor_of_the_other_ordering_is_a_400(client, ten):
+    by_id = get_json(client, "/api/v1/entries/?ordering=id&page_size=3")["next"].split("cursor=")[1].split("&")[0]
+    get_json(client, f"/api/v1/entries/?ordering=updated_at&cursor={by_id}", status=400)
+    by_time = get_json(client, "/api/v1/entries/?ordering=updated_at&page_size=3")["next"]
+    by_time = by_time.split("cursor=")[1].split("&")[0]
+    get_json(client, f"/api/v1/entries/?ordering=id&cursor={by_time}", status=400)
+    # and each still pages its own list
+    assert get_json(client, f"/api/v1/entries/?ordering=updated_at&cursor={by_time}&page_size=3")["results"]
 
 
 @pytest.mark.parametrize("name", ["games", "sources", "errata", "faq"])
