@@ -272,7 +272,7 @@ def _tidied(segments: list[Segment]) -> list[Segment]:
         else:
             merged.append([op, list(old), list(new)])
     out: list[list] = []
-    for index, (op, old, new) in enumerate(merged):
+    for op, old, new in merged:
         if op == "equal":
             if out and out[-1][0] == "equal":
                 out[-1][1] += old
