@@ -12,6 +12,12 @@ Decisions:
   suggested (a title, a number, see-also labels are a comment for the moderator).
 - **Only published items** can be the target of a new suggestion (``submit`` refuses
   the rest with ``NotPublished``; the pages answer 404 before).
+- **Only text the public saw.** The form sends back ``seen_version``, the history
+  version it was prefilled from, and the player's status page shows that version's text
+  as the old side of its diff. It comes from the client, and history ids are
+  sequential: ``text_at`` takes it only when it is a version of this item that was
+  published (its status published at that version), else the text and version now. So
+  counting down through ids reads no draft, no text in review, no other item's text.
 - **No proposal is a proposal equal to the text.** The form is prefilled with the
   current text; sent back unchanged (line endings and surrounding blank space aside)
   it is stored as no proposal, a comment only.
@@ -137,10 +143,10 @@ def published_targets(target_type: str, game_slug: str, slug: str) -> list:
 
 
 def text_at(target, version_id: int | None) -> tuple[str, int | None]:
-    """The item's text as its history version ``version_id`` had it, and that version;
-    the text and version now when ``version_id`` is not a version of this item (none,
-    or made up)."""
-    record = target.history.filter(history_id=version_id).first() if version_id else None
+    """The item's text as its history version ``version_id`` had it, and that version,
+    if that version was published; the text and version now otherwise (see "Only text
+    the public saw")."""
+    record = target.history.filter(history_id=version_id, status=Status.PUBLISHED).first() if version_id else None
     if record is None:
         version = latest_version(target)
         return text_of(target), version.history_id if version is not None else None
