@@ -65,6 +65,7 @@ from ..content.history import latest_version, lock, stamp
 from ..content.journal import unit_of_work
 from ..content.models import Entry, Erratum
 from ..content.querysets import Status
+from ..shared.diffing import word_diff_html
 from ..shared.languages import ui_language_for
 from . import suggestion_mail
 from .models import BlockedAddress, Suggestion
@@ -151,6 +152,14 @@ def text_at(target, version_id: int | None) -> tuple[str, int | None]:
         version = latest_version(target)
         return text_of(target), version.history_id if version is not None else None
     return getattr(record, text_field(target_type_of(target))) or "", record.history_id
+
+
+def preview_diff(target, proposal: str):
+    """What the form's preview shows: the word diff from the item's text now to the
+    proposal (safe HTML), None for an empty proposal."""
+    if not (proposal or "").strip():
+        return None
+    return word_diff_html(text_of(target), proposal)
 
 
 def target_of(suggestion: Suggestion):

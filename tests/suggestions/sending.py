@@ -52,8 +52,10 @@ def fields(**overrides) -> dict:
     return data
 
 
-def send(client, url: str, *, address: str = "203.0.113.1", after: float = TAKES, **overrides):
-    """Open the form at ``url``, wait ``after`` seconds, post it with ``overrides``."""
-    shown = opened(client, url)
+def send(client, url: str, *, address: str | None = None, after: float = TAKES, **overrides):
+    """Open the form at ``url`` from ``address`` (the test client's, 127.0.0.1, when
+    None), wait ``after`` seconds, post it with ``overrides`` from there."""
+    extra = {} if address is None else {"REMOTE_ADDR": address}
+    shown = opened(client, url, **extra)
     with later(after):
-        return client.post(url, fields(**{**shown, **overrides}), REMOTE_ADDR=address)
+        return client.post(url, fields(**{**shown, **overrides}), **extra)
