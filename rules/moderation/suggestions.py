@@ -21,6 +21,12 @@ Decisions:
 - **No proposal is a proposal equal to the text.** The form is prefilled with the
   current text; sent back unchanged (line endings and surrounding blank space aside)
   it is stored as no proposal, a comment only.
+- **Diffs are computed once, when a suggestion is submitted**, and stored
+  (``seen_to_proposal_diff``: what the player saw → their proposal, safe HTML with
+  every piece escaped); the status page and the moderators' review page read it, so a
+  view never runs the diff. It keeps ``DIFF_CONTEXT_WORDS`` unchanged words around each
+  change, the same on both pages. (The review page's diffs against the item's text now
+  are ``suggestion_queue``'s.) A repeat returned by "Merging" computes nothing.
 - **Merging.** A second suggestion from the same address (or the same e-mail
   address) for the same item, of the same kind, with the same proposal (with no
   proposal: the same comment), while the first is open, is the first: ``submit``
@@ -59,6 +65,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.crypto import salted_hmac
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
 from ..content.history import latest_version, lock, stamp
@@ -80,6 +87,9 @@ TEXT_FIELDS = {
 }
 
 ADDRESS_SALT = "rules.moderation.suggestions.address"
+
+#: Unchanged words kept on each side of a change in a stored diff.
+DIFF_CONTEXT_WORDS = 20
 
 
 class SuggestionError(Exception):
@@ -160,6 +170,18 @@ def preview_diff(target, proposal: str):
     if not (proposal or "").strip():
         return None
     return word_diff_html(text_of(target), proposal)
+
+
+def stored_diff(suggestion: Suggestion, field: str = "seen_to_proposal_diff") -> SafeString | None:
+    """A diff the suggestion stores (see "Diffs are computed once"), as the safe HTML it
+    was made as; None when there is none."""
+    html = getattr(suggestion, field)
+    return mark_safe(html) if html else None  # noqa: S308 - made by word_diff_html, every piece escaped
+
+
+def diff(old: str, new: str) -> str:
+    """The word diff the suggestions store (``DIFF_CONTEXT_WORDS`` of context)."""
+    return str(word_diff_html(old, new, context=DIFF_CONTEXT_WORDS))
 
 
 def target_of(suggestion: Suggestion):
@@ -298,6 +320,7 @@ def submit(
                 existing.email = suggestion.email
                 existing.save(update_fields=["email", "updated_at"])
             return existing
+        suggestion.seen_to_proposal_diff = diff(seen_text, proposal) if proposal else ""
         suggestion.save()
         transaction.on_commit(lambda: _notify(suggestion, suggestion_mail.SUBMITTED))
     return suggestion

@@ -41,7 +41,6 @@ from ..content.querysets import Status
 from ..moderation import suggestion_limits, suggestions
 from ..moderation.models import Suggestion
 from ..moderation.suggestion_mail import mail_enabled
-from ..shared.diffing import word_diff_html
 from .http import private_page
 from .page_context import game_context
 from .suggestion_form import SuggestionForm, item_key, visitor_of
@@ -199,7 +198,7 @@ def suggestion_status(request, token):
         "suggestion": suggestion,
         "target": target,
         "target_url": suggestions.public_url(target) if published else "",
-        "diff": word_diff_html(suggestion.seen_text, suggestion.proposal, context=12) if suggestion.proposal else None,
+        "diff": suggestions.stored_diff(suggestion),  # computed once, when it was sent
         "game": suggestion.game,
         "game_name": suggestion.game.name_in(suggestion.language),
     }
