@@ -1,8 +1,10 @@
 """The client's IP address behind a known number of trusted reverse proxies.
 
 Used by django-axes (``AXES_CLIENT_IP_CALLABLE``) to count failed admin logins per
-address. With ``DJANGO_TRUSTED_PROXY_COUNT=0`` (the default: the app faces clients
-directly) it is ``REMOTE_ADDR``. With N proxies in front, each appends the address it
+address, and by the suggestions' limits (``rules.pages.suggestions``); the API's rate
+limit reads the same setting as DRF's ``NUM_PROXIES``. With
+``DJANGO_TRUSTED_PROXY_COUNT=0`` (the default: the app faces clients directly) it is
+``REMOTE_ADDR``. With N proxies in front, each appends the address it
 saw to ``X-Forwarded-For``, so the client is the address the outermost trusted proxy
 saw: the N-th from the right of ``X-Forwarded-For`` + ``REMOTE_ADDR``. Anything a
 client wrote into the header itself sits further left and is never believed.

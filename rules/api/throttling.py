@@ -11,8 +11,9 @@ address; ``off`` turns it off, as the benchmarks do), read when a request is che
 (DRF makes a throttle per request), so a test can change it. The counts are kept in the default cache: Redis when
 ``DJANGO_CACHE_URL`` names it, so the limit holds across workers and servers (with the
 per-process default cache, per worker). The address is the connection's
-(``NUM_PROXIES`` 0): behind a proxy set ``DJANGO_NUM_PROXIES``, or any client could
-name itself with ``X-Forwarded-For``.
+(``NUM_PROXIES`` 0): behind reverse proxies set ``DJANGO_TRUSTED_PROXY_COUNT``, the one
+trusted-proxy setting of every limit (the settings give DRF's ``NUM_PROXIES`` its
+value), or any client could name itself with ``X-Forwarded-For``.
 """
 
 from django.conf import settings

@@ -72,6 +72,16 @@ class Suggestion(models.Model):
     # proposal was made against (a moderator's three-way view; ``stale``).
     seen_text = models.TextField(_("text the player saw"), blank=True)
     seen_version = models.PositiveBigIntegerField(_("version the player saw"), null=True, blank=True)
+    # Word diffs (safe HTML from ``rules.shared.diffing``, every piece escaped), computed
+    # once and stored, never on a page view: what the player saw → their proposal, made
+    # by ``suggestions.submit`` (the status page and the review page show it); and, for
+    # the review page, the item's text as it was last reviewed (``diffed_text_sha256``:
+    # the SHA-256 of that text) compared both ways, made by ``suggestion_queue`` at most
+    # once per text. Written only by that code, never from a form.
+    seen_to_proposal_diff = models.TextField(blank=True, editable=False)
+    diffed_text_sha256 = models.CharField(max_length=64, blank=True, editable=False)
+    seen_to_current_diff = models.TextField(blank=True, editable=False)
+    current_to_proposal_diff = models.TextField(blank=True, editable=False)
     # Never shown publicly: the status mails go there.
     email = models.EmailField(_("e-mail address"), max_length=EMAIL_MAX_LENGTH, blank=True)
     # The UI language the player wrote in: their status page and mails speak it.

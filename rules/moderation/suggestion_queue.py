@@ -19,6 +19,21 @@ Decisions:
   without a text goes to the service, which refuses a stale suggestion (``Stale``).
 - **A comment only** (no proposal) is accepted as "done": the item's current text is
   kept (the moderator fixed it otherwise, or applies a text with "Edit then accept").
+- **Diffs are read, not computed, on a view.** The player's change (what they saw →
+  their proposal) is stored by ``suggestions.submit``. The diffs against the item's
+  text *now* (what changed since the player saw it, the text now → the proposal: the
+  review page of an open suggestion, three-way when stale) depend on a text that
+  changes, so they are stored on the suggestion *keyed by the text they were computed
+  from*: ``diffed_text_sha256`` is the SHA-256 of that exact text. The review page
+  reuses them while the text is the same and computes them again, once, when it is not
+  (``current_diffs``): at most once per (suggestion, current text), however often the
+  page is viewed, and nothing at all while the text is exactly the one the player saw
+  (the stored diff is then the one). Stored on the row, not in the cache: an evicted
+  cache, or none (``dummy://``), would compute on every view again. Only the latest
+  text's pair is kept (a text that comes back after another is computed again; edits
+  are rarer than views). Written with an ``update()`` of those fields alone: a view
+  never touches ``updated_at`` nor races a decision's save; two moderators computing
+  at once write the same thing. Decided suggestions show the stored change only.
 - **Rejection reasons** are a few canned ones plus free text; the canned part is
   stored in the player's language (they read it on the status page and in the mail),
   the free text as the moderator wrote it.
@@ -28,26 +43,24 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from django.conf import settings
 from django.db.models import QuerySet
 from django.utils import translation
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext_lazy
 
 from ..content.history import lock
 from ..content.journal import unit_of_work
 from ..content.models import Entry, Erratum
-from ..shared.diffing import word_diff_html
 from . import suggestions
 from .models import BlockedAddress, Suggestion
 from .worklists import question_model
 
 TargetType = Suggestion.TargetType
 Status = Suggestion.Status
-
-# Unchanged words kept on each side of a change in the review page's diffs.
-DIFF_CONTEXT_WORDS = 20
 
 # The canned reasons for a rejection: (code, label). "other" needs the free text.
 OTHER = "other"
@@ -161,25 +174,65 @@ class Review:
     def current_digest(self) -> str:
         return digest(self.current)
 
+    @cached_property
+    def _current_diffs(self) -> CurrentDiffs:
+        return current_diffs(self.suggestion, self.current)
+
     @property
     def proposal_diff(self):
         """The item's text now → the proposal (safe HTML, every piece escaped)."""
-        return word_diff_html(self.current, self.suggestion.proposal, context=DIFF_CONTEXT_WORDS)
+        return self._current_diffs.to_proposal
 
     @property
     def changed_since(self):
         """What the player saw → the text now: what changed since."""
-        return word_diff_html(self.suggestion.seen_text, self.current, context=DIFF_CONTEXT_WORDS)
+        return self._current_diffs.since_seen
 
     @property
     def proposed_change(self):
-        """What the player saw → what the player proposes: the player's own change."""
-        return word_diff_html(self.suggestion.seen_text, self.suggestion.proposal, context=DIFF_CONTEXT_WORDS)
+        """What the player saw → what the player proposes: the player's own change (stored)."""
+        return suggestions.stored_diff(self.suggestion)
 
     @property
     def prefill(self) -> str:
         """The "Edit then accept" text to start from: the proposal, or the text now."""
         return self.suggestion.proposal or self.current
+
+
+@dataclass(frozen=True)
+class CurrentDiffs:
+    """The diffs against the item's text now (safe HTML; None: no proposal)."""
+
+    since_seen: SafeString | None
+    to_proposal: SafeString | None
+
+
+def text_key(text: str) -> str:
+    """What the stored diffs against a text are keyed by: the exact text's SHA-256."""
+    return hashlib.sha256((text or "").encode("utf-8")).hexdigest()
+
+
+def current_diffs(suggestion: Suggestion, current: str) -> CurrentDiffs:
+    """What changed since the player saw the text, and the text now → the proposal:
+    stored, computed at most once per text (see "Diffs are read, not computed")."""
+    if current == suggestion.seen_text:  # nothing changed: the player's change is the diff
+        return CurrentDiffs(since_seen=None, to_proposal=suggestions.stored_diff(suggestion))
+    key = text_key(current)
+    if suggestion.diffed_text_sha256 != key:
+        suggestion.diffed_text_sha256 = key
+        suggestion.seen_to_current_diff = suggestions.diff(suggestion.seen_text, current)
+        suggestion.current_to_proposal_diff = (
+            suggestions.diff(current, suggestion.proposal) if suggestion.proposal else ""
+        )
+        Suggestion.objects.filter(pk=suggestion.pk).update(
+            diffed_text_sha256=key,
+            seen_to_current_diff=suggestion.seen_to_current_diff,
+            current_to_proposal_diff=suggestion.current_to_proposal_diff,
+        )
+    return CurrentDiffs(
+        since_seen=suggestions.stored_diff(suggestion, "seen_to_current_diff"),
+        to_proposal=suggestions.stored_diff(suggestion, "current_to_proposal_diff"),
+    )
 
 
 def review(suggestion: Suggestion) -> Review:

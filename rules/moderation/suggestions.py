@@ -12,9 +12,21 @@ Decisions:
   suggested (a title, a number, see-also labels are a comment for the moderator).
 - **Only published items** can be the target of a new suggestion (``submit`` refuses
   the rest with ``NotPublished``; the pages answer 404 before).
+- **Only text the public saw.** The form sends back ``seen_version``, the history
+  version it was prefilled from, and the player's status page shows that version's text
+  as the old side of its diff. It comes from the client, and history ids are
+  sequential: ``text_at`` takes it only when it is a version of this item that was
+  published (its status published at that version), else the text and version now. So
+  counting down through ids reads no draft, no text in review, no other item's text.
 - **No proposal is a proposal equal to the text.** The form is prefilled with the
   current text; sent back unchanged (line endings and surrounding blank space aside)
   it is stored as no proposal, a comment only.
+- **Diffs are computed once, when a suggestion is submitted**, and stored
+  (``seen_to_proposal_diff``: what the player saw → their proposal, safe HTML with
+  every piece escaped); the status page and the moderators' review page read it, so a
+  view never runs the diff. It keeps ``DIFF_CONTEXT_WORDS`` unchanged words around each
+  change, the same on both pages. (The review page's diffs against the item's text now
+  are ``suggestion_queue``'s.) A repeat returned by "Merging" computes nothing.
 - **Merging.** A second suggestion from the same address (or the same e-mail
   address) for the same item, of the same kind, with the same proposal (with no
   proposal: the same comment), while the first is open, is the first: ``submit``
@@ -53,12 +65,14 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.crypto import salted_hmac
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
 from ..content.history import latest_version, lock, stamp
 from ..content.journal import unit_of_work
 from ..content.models import Entry, Erratum
 from ..content.querysets import Status
+from ..shared.diffing import word_diff_html
 from ..shared.languages import ui_language_for
 from . import suggestion_mail
 from .models import BlockedAddress, Suggestion
@@ -73,6 +87,9 @@ TEXT_FIELDS = {
 }
 
 ADDRESS_SALT = "rules.moderation.suggestions.address"
+
+#: Unchanged words kept on each side of a change in a stored diff.
+DIFF_CONTEXT_WORDS = 20
 
 
 class SuggestionError(Exception):
@@ -137,14 +154,34 @@ def published_targets(target_type: str, game_slug: str, slug: str) -> list:
 
 
 def text_at(target, version_id: int | None) -> tuple[str, int | None]:
-    """The item's text as its history version ``version_id`` had it, and that version;
-    the text and version now when ``version_id`` is not a version of this item (none,
-    or made up)."""
-    record = target.history.filter(history_id=version_id).first() if version_id else None
+    """The item's text as its history version ``version_id`` had it, and that version,
+    if that version was published; the text and version now otherwise (see "Only text
+    the public saw")."""
+    record = target.history.filter(history_id=version_id, status=Status.PUBLISHED).first() if version_id else None
     if record is None:
         version = latest_version(target)
         return text_of(target), version.history_id if version is not None else None
     return getattr(record, text_field(target_type_of(target))) or "", record.history_id
+
+
+def preview_diff(target, proposal: str):
+    """What the form's preview shows: the word diff from the item's text now to the
+    proposal (safe HTML), None for an empty proposal."""
+    if not (proposal or "").strip():
+        return None
+    return word_diff_html(text_of(target), proposal)
+
+
+def stored_diff(suggestion: Suggestion, field: str = "seen_to_proposal_diff") -> SafeString | None:
+    """A diff the suggestion stores (see "Diffs are computed once"), as the safe HTML it
+    was made as; None when there is none."""
+    html = getattr(suggestion, field)
+    return mark_safe(html) if html else None  # noqa: S308 - made by word_diff_html, every piece escaped
+
+
+def diff(old: str, new: str) -> str:
+    """The word diff the suggestions store (``DIFF_CONTEXT_WORDS`` of context)."""
+    return str(word_diff_html(old, new, context=DIFF_CONTEXT_WORDS))
 
 
 def target_of(suggestion: Suggestion):
@@ -283,6 +320,7 @@ def submit(
                 existing.email = suggestion.email
                 existing.save(update_fields=["email", "updated_at"])
             return existing
+        suggestion.seen_to_proposal_diff = diff(seen_text, proposal) if proposal else ""
         suggestion.save()
         transaction.on_commit(lambda: _notify(suggestion, suggestion_mail.SUBMITTED))
     return suggestion

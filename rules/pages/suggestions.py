@@ -23,7 +23,9 @@ A blocked address gets a 403 page that says suggestions cannot be sent from its
 connection, not that it was blocked (nor by whom, nor since when): telling a spammer
 which of their addresses still works helps only them, and a person wrongly caught
 learns what to do. The same page, with 429 and "try again in N minutes", when a limit
-is reached. A filled honeypot is answered 400 with a plain "could not be sent".
+is reached (sends and previews have limits of their own, ``suggestion_limits``). A
+filled honeypot is answered 400 with a plain "could not be sent". The form's stamp is
+bound to the item and the visitor's CSRF secret (``suggestion_form``).
 """
 
 from django.core.exceptions import ValidationError
@@ -39,10 +41,9 @@ from ..content.querysets import Status
 from ..moderation import suggestion_limits, suggestions
 from ..moderation.models import Suggestion
 from ..moderation.suggestion_mail import mail_enabled
-from ..shared.diffing import word_diff_html
 from .http import private_page
 from .page_context import game_context
-from .suggestion_form import SuggestionForm, started_stamp
+from .suggestion_form import SuggestionForm, item_key, visitor_of
 
 TargetType = Suggestion.TargetType
 
@@ -83,25 +84,33 @@ def _suggest(request, target):
     address = client_ip(request)
     if suggestions.is_blocked(address):
         return _refused(request, 403)
-    current = suggestions.text_of(target)
+    target_type = suggestions.target_type_of(target)
+    form_for = {
+        "item": item_key(target_type, target.pk),
+        "visitor": visitor_of(request),
+        "ask_email": mail_enabled(),
+        "text_language": target.language,
+    }
     if request.method != "POST":
         seen_text, seen_version = suggestions.text_at(target, None)
-        form = SuggestionForm(initial={"proposal": seen_text, "seen_version": seen_version}, ask_email=mail_enabled())
-        return _form_page(request, target, form, started_stamp())
+        form = SuggestionForm(initial={"proposal": seen_text, "seen_version": seen_version}, **form_for)
+        return _form_page(request, target, form, form.new_stamp())
 
-    sending = request.POST.get("action") != "preview"
-    form = SuggestionForm(request.POST, sending=sending, ask_email=mail_enabled(), text_language=target.language)
+    form = SuggestionForm(request.POST, **form_for)
     if form.filled_honeypot:
         return _refused(request, 400)
     if not form.is_valid():
         return _form_page(request, target, form, form.started_or_new())
     data = form.cleaned_data
-    if not sending:
-        diff = word_diff_html(current, data["proposal"]) if data["proposal"].strip() else None
+    digest = suggestions.address_hash(address)
+    if request.POST.get("action") == "preview":
+        refusal = suggestion_limits.take_preview(digest)
+        if refusal is not None:
+            return _refused(request, 429, minutes=refusal.minutes, previews=True)
+        diff = suggestions.preview_diff(target, data["proposal"])
         return _form_page(request, target, form, form.started_or_new(), preview=True, diff=diff)
 
-    target_type = suggestions.target_type_of(target)
-    refusal = suggestion_limits.take(suggestions.address_hash(address), target_type, target.pk)
+    refusal = suggestion_limits.take(digest, target_type, target.pk)
     if refusal is not None:
         return _refused(request, 429, minutes=refusal.minutes)
     seen_text, seen_version = suggestions.text_at(target, data["seen_version"])
@@ -144,9 +153,15 @@ def _form_page(request, target, form, started: str, *, preview=False, diff=None)
     return response
 
 
-def _refused(request, status: int, minutes: int | None = None):
+def _refused(request, status: int, minutes: int | None = None, previews: bool = False):
     """The 400, 403 and 429 pages of the form (see the module docstring)."""
-    if status == 429:
+    if status == 429 and previews:
+        message = translation.ngettext(
+            "Too many previews from your connection; try again in %(minutes)d minute.",
+            "Too many previews from your connection; try again in %(minutes)d minutes.",
+            minutes,
+        ) % {"minutes": minutes}
+    elif status == 429:
         message = translation.ngettext(
             "Too many suggestions from your connection; try again in %(minutes)d minute.",
             "Too many suggestions from your connection; try again in %(minutes)d minutes.",
@@ -183,7 +198,7 @@ def suggestion_status(request, token):
         "suggestion": suggestion,
         "target": target,
         "target_url": suggestions.public_url(target) if published else "",
-        "diff": word_diff_html(suggestion.seen_text, suggestion.proposal, context=12) if suggestion.proposal else None,
+        "diff": suggestions.stored_diff(suggestion),  # computed once, when it was sent
         "game": suggestion.game,
         "game_name": suggestion.game.name_in(suggestion.language),
     }

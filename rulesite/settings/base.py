@@ -47,6 +47,16 @@ def env_choice(name: str, choices: tuple[str, ...], default: str) -> str:
     return value
 
 
+def env_proxy_count(name: str) -> int | None:
+    """A number of reverse proxies from the environment; None when it is not set."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return None
+    if not value.isdigit():  # no sign, no decimals: 0, 1, 2…
+        raise ImproperlyConfigured(f"{name}={value!r} is not a number of proxies: use 0, 1, 2…")
+    return int(value)
+
+
 DEBUG = env_bool("DJANGO_DEBUG", default=False)
 
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
@@ -355,8 +365,14 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "admin/locked_out.html"
 AXES_HTTP_RESPONSE_CODE = 429
 # Behind reverse proxies, the client's address is read from X-Forwarded-For, trusting
-# exactly DJANGO_TRUSTED_PROXY_COUNT hops (rulesite/client_ip.py); 0 = REMOTE_ADDR.
-TRUSTED_PROXY_COUNT = int(os.environ.get("DJANGO_TRUSTED_PROXY_COUNT", "0") or 0)
+# exactly DJANGO_TRUSTED_PROXY_COUNT hops; 0 = REMOTE_ADDR. One setting for every limit:
+# the admin's login limit and the suggestions' (rulesite/client_ip.py) and the API's rate
+# (REST_FRAMEWORK's NUM_PROXIES below). DJANGO_NUM_PROXIES, which once set the API's
+# alone, is still read when it is the only one set; a system check warns about it
+# (rulesite/checks.py).
+_trusted_proxies = env_proxy_count("DJANGO_TRUSTED_PROXY_COUNT")
+_num_proxies = env_proxy_count("DJANGO_NUM_PROXIES")  # deprecated
+TRUSTED_PROXY_COUNT = next((count for count in (_trusted_proxies, _num_proxies) if count is not None), 0)
 AXES_CLIENT_IP_CALLABLE = "rulesite.client_ip.client_ip"
 
 # Django REST Framework: one place for the API's shared behaviour.
@@ -376,8 +392,8 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "rules.api.exceptions.json_exception_handler",
     "DEFAULT_VERSIONING_CLASS": None,
     # The client's address for the rate limit (rules.api.throttling): the connection's,
-    # unless DJANGO_NUM_PROXIES says how many proxies append to X-Forwarded-For.
-    "NUM_PROXIES": int(os.environ.get("DJANGO_NUM_PROXIES", "0")),
+    # unless DJANGO_TRUSTED_PROXY_COUNT says how many proxies append to X-Forwarded-For.
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
 # Requests a client address may make to the API's views (cached responses never count):
 # "600/minute" by default, "off" for none (rules.api.throttling).

@@ -2,7 +2,6 @@
 status page, withdrawing, and what is never cached."""
 
 import re
-import time
 from http import HTTPStatus
 
 import pytest
@@ -13,8 +12,9 @@ from django.test import Client
 from rules.content.querysets import Status
 from rules.moderation import suggestions
 from rules.moderation.models import COMMENT_MAX_LENGTH, PROPOSAL_MAX_LENGTH, Suggestion
-from rules.pages.suggestion_form import started_stamp
 from tests.factories import make_entry, make_erratum, make_game, make_question
+
+from .sending import hidden_value, later, opened, send
 
 pytestmark = pytest.mark.django_db
 
@@ -39,11 +39,15 @@ def form_data(**overrides) -> dict:
         "proposal": FIXED,
         "email": "",
         "website": "",
-        "started": started_stamp(time.time() - 10),
         "action": "send",
     }
     data.update(overrides)
     return data
+
+
+def post(client, url: str, *, address: str | None = None, after: float = 10, **overrides):
+    """The form at ``url`` opened, filled for ``after`` seconds and sent (``form_data``)."""
+    return send(client, url, address=address, after=after, **form_data(**overrides))
 
 
 def status_path(response) -> str:
@@ -111,13 +115,13 @@ def test_errata_and_faq_answers_link_to_theirs(client, entry):
     ):
         page = client.get(path)
         assert page.status_code == HTTPStatus.OK and f">\n{text}</textarea>" in page.content.decode()
-        location = status_path(client.post(path, form_data(proposal=text.replace("to", "two").replace("ll", "l"))))
+        location = status_path(post(client, path, proposal=text.replace("to", "two").replace("ll", "l")))
         suggestion = Suggestion.objects.get(token=location.split("/")[-2])
         assert suggestion.target_id == item.pk and suggestion.target_type == suggestions.target_type_of(item)
 
 
 def test_preview_shows_the_word_diff_and_stores_nothing(client, entry):
-    page = client.post(suggest_url(entry), form_data(action="preview"))
+    page = post(client, suggest_url(entry), action="preview")
     assert page.status_code == HTTPStatus.OK
     html = page.content.decode()
     assert "<del>exausted.</del><ins>exhausted.</ins>" in html
@@ -128,7 +132,7 @@ def test_preview_shows_the_word_diff_and_stores_nothing(client, entry):
 
 def test_send_stores_one_and_redirects_to_the_status_page(client, entry, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(suggest_url(entry), form_data(email="player@example.org"))
+        response = post(client, suggest_url(entry), email="player@example.org")
     location = status_path(response)
     suggestion = Suggestion.objects.get()
     assert location == f"/en/suggestions/{suggestion.token}/"
@@ -147,8 +151,8 @@ def test_send_stores_one_and_redirects_to_the_status_page(client, entry, django_
 
 
 def test_the_same_proposal_twice_is_one_suggestion(client, entry):
-    first = status_path(client.post(suggest_url(entry), form_data()))
-    second = status_path(client.post(suggest_url(entry), form_data()))
+    first = status_path(post(client, suggest_url(entry)))
+    second = status_path(post(client, suggest_url(entry)))
     assert first == second
     assert Suggestion.objects.count() == 1
 
@@ -159,14 +163,14 @@ def test_the_proposal_is_made_against_the_text_the_form_showed(client, entry):
     seen_version = suggestions.text_at(entry, None)[1]
     entry.body = BODY + " A moderator's new sentence."
     entry.save()
-    status_path(client.post(suggest_url(entry), form_data(seen_version=seen_version)))
+    status_path(post(client, suggest_url(entry), seen_version=seen_version))
     suggestion = Suggestion.objects.get()
     assert suggestion.seen_text == BODY and suggestion.seen_version == seen_version
     assert suggestions.stale(suggestion)
 
 
 def test_withdraw(client, entry):
-    location = status_path(client.post(suggest_url(entry), form_data()))
+    location = status_path(post(client, suggest_url(entry)))
     response = client.post(location, {"action": "withdraw"})
     assert response.status_code == HTTPStatus.FOUND and response["Location"] == location
     assert Suggestion.objects.get().status == Suggestion.Status.WITHDRAWN
@@ -180,14 +184,15 @@ def test_an_unknown_token_is_404(client):
 
 
 def test_honeypot_filled_stores_nothing(client, entry):
-    response = client.post(suggest_url(entry), form_data(website="https://spam.example"))
+    response = post(client, suggest_url(entry), website="https://spam.example")
     assert response.status_code == HTTPStatus.BAD_REQUEST
     assert "Your suggestion could not be sent." in response.content.decode()
     assert not Suggestion.objects.exists()
 
 
 def test_too_fast_is_a_form_error(client, entry):
-    response = client.post(suggest_url(entry), form_data(started=started_stamp()))
+    shown = opened(client, suggest_url(entry))
+    response = client.post(suggest_url(entry), form_data(**shown))  # at once
     assert response.status_code == HTTPStatus.OK
     assert "That was very quick." in response.content.decode()
     assert not Suggestion.objects.exists()
@@ -195,13 +200,13 @@ def test_too_fast_is_a_form_error(client, entry):
 
 @pytest.mark.parametrize("started", ["", "1700000000", "forged:stamp"])
 def test_a_missing_or_forged_start_is_a_form_error(client, entry, started):
-    response = client.post(suggest_url(entry), form_data(started=started))
+    response = post(client, suggest_url(entry), started=started)
     assert response.status_code == HTTPStatus.OK and "errorlist" in response.content.decode()
     assert not Suggestion.objects.exists()
 
 
 def test_an_old_form_asks_to_be_sent_again_with_a_new_start(client, entry):
-    response = client.post(suggest_url(entry), form_data(started=started_stamp(time.time() - 2 * 24 * 3600)))
+    response = post(client, suggest_url(entry), after=2 * 24 * 3600)
     html = response.content.decode()
     assert "This form was open for too long." in html
     assert FIXED in html  # the text is kept
@@ -223,7 +228,7 @@ def test_an_old_form_asks_to_be_sent_again_with_a_new_start(client, entry):
     ],
 )
 def test_oversized_and_malformed_input_is_a_form_error(client, entry, field, value, message):
-    response = client.post(suggest_url(entry), form_data(**{field: value}))
+    response = post(client, suggest_url(entry), **{field: value})
     assert response.status_code == HTTPStatus.OK
     assert message in response.content.decode()
     assert not Suggestion.objects.exists()
@@ -239,8 +244,13 @@ def test_csrf_is_required(entry):
     assert Suggestion.objects.get().is_open
     # With the token the form gave, it goes through.
     page = csrf_client.get(suggest_url(entry))
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode())[1]
-    response = csrf_client.post(suggest_url(entry), form_data(csrfmiddlewaretoken=token, proposal="Other."))
+    html = page.content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)[1]
+    shown = {"started": hidden_value(html, "started"), "seen_version": hidden_value(html, "seen_version")}
+    with later():
+        response = csrf_client.post(
+            suggest_url(entry), form_data(**shown, csrfmiddlewaretoken=token, proposal="Other.")
+        )
     status_path(response)
 
 
@@ -279,7 +289,7 @@ def test_a_blocked_address_is_refused_politely(client, entry):
         assert "block" not in html.lower()
     assert not Suggestion.objects.exists()
     # others are not affected
-    other = client.post(suggest_url(entry), form_data(), REMOTE_ADDR="198.51.100.4")
+    other = post(client, suggest_url(entry), address="198.51.100.4")
     status_path(other)
 
 
@@ -304,7 +314,7 @@ def test_the_status_page_after_each_decision(client, entry):
 
 
 def test_the_status_page_speaks_the_players_language(client, entry):
-    response = client.post(suggest_url(entry, "de"), form_data())
+    response = post(client, suggest_url(entry, "de"))
     location = status_path(response)
     assert location.startswith("/de/suggestions/")
     assert Suggestion.objects.get().ui_language == "de"
@@ -315,5 +325,5 @@ def test_without_a_mail_server_the_form_asks_for_no_address(client, entry, setti
     settings.EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
     html = client.get(suggest_url(entry)).content.decode()
     assert 'name="email"' not in html
-    status_path(client.post(suggest_url(entry), form_data(email="player@example.org")))
+    status_path(post(client, suggest_url(entry), email="player@example.org"))
     assert Suggestion.objects.get().email == ""
