@@ -124,7 +124,7 @@ def main() -> int:
                "DJANGO_BUILT_FILES_ROOT": str(workdir / "built")}  # fmt: skip
         env.pop("DJANGO_CACHE_URL", None)
         # The preview flood's addresses arrive as one proxy's X-Forwarded-For.
-        env["DJANGO_TRUSTED_PROXY_COUNT"] = env["DJANGO_NUM_PROXIES"] = "1"
+        env["DJANGO_TRUSTED_PROXY_COUNT"] = "1"
         if semantic:
             env["RULESITE_SEMANTIC"] = "auto"
         if args.cache_url:

@@ -10,18 +10,37 @@ The rate is ``API_RATE`` (``DJANGO_API_RATE``, default 600 requests a minute per
 address; ``off`` turns it off, as the benchmarks do), read when a request is checked
 (DRF makes a throttle per request), so a test can change it. The counts are kept in the default cache: Redis when
 ``DJANGO_CACHE_URL`` names it, so the limit holds across workers and servers (with the
-per-process default cache, per worker). The address is the connection's
-(``NUM_PROXIES`` 0): behind reverse proxies set ``DJANGO_TRUSTED_PROXY_COUNT``, the one
-trusted-proxy setting of every limit (the settings give DRF's ``NUM_PROXIES`` its
-value), or any client could name itself with ``X-Forwarded-For``.
+per-process default cache, per worker). The address is read as every limit of the site
+reads it (``rulesite.client_ip``: the connection's, or behind
+``DJANGO_TRUSTED_PROXY_COUNT`` reverse proxies the one the outermost saw; DRF's own
+reading takes the leftmost address when a request came through fewer proxies than
+configured, which a client writes itself), and an IPv6 address counts as its /64
+network, which one household or server usually holds whole, as the suggestions'
+limits count it.
 """
+
+import ipaddress
 
 from django.conf import settings
 from rest_framework.throttling import AnonRateThrottle
 
+from rulesite.client_ip import client_ip
+
 
 class APIRateThrottle(AnonRateThrottle):
     scope = "api"
+
+    def get_ident(self, request):
+        address = client_ip(request)
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return address
+        if ip.version == 6:
+            if ip.ipv4_mapped is not None:
+                return str(ip.ipv4_mapped)
+            return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+        return str(ip)
 
     def get_rate(self):
         # From settings, not from DRF's THROTTLE_RATES (read once, when DRF is imported).

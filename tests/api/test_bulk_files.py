@@ -133,3 +133,19 @@ def test_an_unpublished_text_is_not_served_from_a_file_made_before(client, two_g
     assert client.get("/api/v1/bulk/all.json").status_code == 503
     run_background_tasks()
     assert "Eine Karte" not in json.dumps(bulk_file(client, "/api/v1/bulk/all.json"))
+
+
+def test_bulk_downloads_never_count_against_the_api_rate(client, two_games):
+    """Stored bytes, the cheap way to a full copy (README): 30 downloads at 20 a minute
+    get no 429, where the lists are limited."""
+    from django.core.cache import cache
+    from django.test import override_settings
+
+    bulk_file(client, "/api/v1/bulk/mond/de.json")  # made
+    cache.clear()
+    with override_settings(API_RATE="20/minute"):
+        for n in range(30):
+            response = client.get("/api/v1/bulk/mond/de.json", headers={"accept-encoding": "gzip"})
+            assert response.status_code == 200, (n, response.status_code)
+        statuses = [client.get(f"/api/v1/entries/?page_size={n + 1}").status_code for n in range(25)]
+    assert 429 in statuses

@@ -50,3 +50,12 @@ def test_the_schema_documents_429(client, db):
     schema = yaml.safe_load(client.get("/api/v1/schema/").content)
     operation = schema["paths"]["/api/v1/changes/"]["get"]
     assert "Retry-After" in operation["responses"]["429"]["description"]
+
+
+def test_an_ipv6_client_counts_as_its_64_network(client, three_a_minute):
+    """Changing the last 64 bits of an IPv6 address escapes no limit (as for suggestions)."""
+    for n in range(3):
+        response = client.get(f"/api/v1/entries/?page_size={n + 1}", REMOTE_ADDR=f"2001:db8:1:2::{n + 1}")
+        assert response.status_code == 200
+    assert client.get("/api/v1/entries/?page_size=7", REMOTE_ADDR="2001:db8:1:2::ffff").status_code == 429
+    assert client.get("/api/v1/entries/?page_size=8", REMOTE_ADDR="2001:db8:1:3::1").status_code == 200
