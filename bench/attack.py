@@ -48,8 +48,10 @@ It prints the reader's p50, p99 and max latency and its errors (a status other t
 a timeout of READ_TIMEOUT, or no connection), the other clients' responses by status,
 the moderator's save times and failed saves, the previews' statuses and times, and the
 questions' p50, p95 and max, and exits 1 unless the reader's p50 < 50 ms, p99 < 500 ms,
-there was no reader error, no failed save, no question error and the questions' p95 <
-300 ms (2 when it could not run). With
+and there was no reader error, no failed save, no question error and no traceback in
+gunicorn's log (2 when it could not run). ``--questions-under-load`` runs only the
+question clients beside the import, the reader and the moderator (no PDF clients,
+tricklers or previews), and then also needs the questions' p95 < 300 ms. With
 a Redis --cache-url it also prints Redis's memory before and after (and the keys). The
 machine should be otherwise idle: everything shares its cores, and the load average is
 printed before and after.
@@ -167,11 +169,16 @@ def parse_args() -> argparse.Namespace:
     add("--tricklers", type=int, default=4, help="connections trickling a request head (4)")
     add("--preview-clients", type=int, default=34, help="clients flooding the suggestion form's Preview (34)")
     add("--question-clients", type=int, default=8, help="clients asking questions through the search API (8)")
+    add("--questions-under-load", action="store_true",
+        help=f"only the question clients, the import, the reader and the moderator; the questions' p95 "
+        f"must then be under {QUESTION_TARGET_P95_MS} ms")  # fmt: skip
     add("--database-url", help="an empty database to fill (default: a SQLite file)")
     add("--cache-url", help="the server's DJANGO_CACHE_URL, e.g. redis://127.0.0.1:6379/0")
     add("--keep", action="store_true", help="keep the temporary directory")
     add("--sync", action="store_true", help="2 sync workers instead of gunicorn.conf.py's (for comparison)")
     args = parser.parse_args()
+    if args.questions_under_load:
+        args.pdf_clients = args.tricklers = args.preview_clients = 0
     if not 1 <= args.duration <= MAX_DURATION:
         parser.error(f"--duration must be between 1 and {MAX_DURATION}")
     if args.entries < 10 or args.import_entries < 10:
@@ -542,10 +549,11 @@ class Attack:
             ("moderator's failed saves: 0", str(save_errors), save_errors == 0),
         ]
         if self.args.question_clients:
-            checks += [
-                (f"questions p95 < {QUESTION_TARGET_P95_MS} ms", f"{q95:.0f} ms", q95 < QUESTION_TARGET_P95_MS),
-                ("question errors: 0", str(question_errors), question_errors == 0),
-            ]
+            checks.append(("question errors: 0", str(question_errors), question_errors == 0))
+        if self.args.questions_under_load:
+            checks.append(
+                (f"questions p95 < {QUESTION_TARGET_P95_MS} ms", f"{q95:.0f} ms", q95 < QUESTION_TARGET_P95_MS)
+            )
         checks.append(("tracebacks: 0", str(tracebacks), tracebacks == 0))
         print("\nTargets:")
         for wanted, measured, met in checks:
