@@ -20,19 +20,29 @@ from django.urls import reverse, translate_url
 from django.utils import translation
 from django.utils.cache import patch_cache_control
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
-from rest_framework import serializers
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import serializers, status
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 from rest_framework.viewsets import ViewSet
 
-from rules.search import MAX_QUERY_LENGTH, MAX_RESULTS, TYPES, Hit, QueryTooLong, Suggestion, search, suggest
+from rules.search import (
+    MAX_QUERY_LENGTH,
+    MAX_RESULTS,
+    TYPES,
+    Busy,
+    Hit,
+    QueryTooLong,
+    Suggestion,
+    search,
+    suggest,
+)
 from rules.shared.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES, UI_LANGUAGES, ui_language_for
 
 from .filters import EMPTY_VALUE, one_of
 from .pagination import PageNumberPagination, number_param
-from .schema import text_parameter
+from .schema import ErrorSerializer, text_parameter
 from .views import APIv1Settings
 
 SUGGEST_LIMIT = 8
@@ -145,6 +155,24 @@ def parameters(serializer_class, request) -> dict:
 
 def searchable(query: str) -> bool:
     return bool(_WORD.search(query))
+
+
+class SearchBusy(APIException):
+    """Every place for questions in this process stayed taken (``rules.shared.capacity``)."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "Too many questions are being answered right now: ask again in a moment."
+    default_code = "busy"
+
+    def __init__(self, retry_after: int):
+        super().__init__()
+        self.wait = retry_after  # DRF's handler sends it as Retry-After
+
+
+BUSY = OpenApiResponse(
+    ErrorSerializer,
+    description="Too many questions at once on this server: ask again after the Retry-After header's seconds.",
+)
 
 
 def too_long() -> ValidationError:
@@ -352,7 +380,7 @@ class SearchViewSet(APIv1Settings, ViewSet):
             LANGUAGE,
             OpenApiParameter("type", str, enum=list(TYPES), description="Only this type of item."),
         ],
-        responses=SearchHitSerializer(many=True),
+        responses={200: SearchHitSerializer(many=True), 503: BUSY},
     )
     def list(self, request):
         params = parameters(SearchParameters, request)
@@ -370,6 +398,8 @@ class SearchViewSet(APIv1Settings, ViewSet):
                 )
             except QueryTooLong:
                 raise too_long() from None
+            except Busy as busy:
+                raise SearchBusy(busy.retry_after) from None
         else:
             results = _Empty(query)
         hits = paginator.paginate_hits(results, request, view=self)

@@ -72,6 +72,7 @@ from ..content.history import latest_version, lock, stamp
 from ..content.journal import unit_of_work
 from ..content.models import Entry, Erratum
 from ..content.querysets import Status
+from ..shared.capacity import Lane
 from ..shared.diffing import word_diff_html
 from ..shared.languages import ui_language_for
 from . import suggestion_mail
@@ -90,6 +91,13 @@ ADDRESS_SALT = "rules.moderation.suggestions.address"
 
 #: Unchanged words kept on each side of a change in a stored diff.
 DIFF_CONTEXT_WORDS = 20
+
+#: The word diffs of strangers' texts (a preview, a suggestion being sent): each bounded
+#: (rules.shared.diffing: about 0.1 s at worst), one at a time per process and one
+#: waiting up to two seconds; any more is ``Busy`` at once (rules.shared.capacity), so a
+#: flood of previews holds two threads of a process, never all sixteen, and readers keep
+#: the rest. A player then reads "busy, try again in a moment", with their text kept.
+STRANGERS_DIFFS = Lane("suggestion diffs", size=1, queue=1, wait=2.0, retry_after=5)
 
 
 class SuggestionError(Exception):
@@ -169,7 +177,8 @@ def preview_diff(target, proposal: str):
     proposal (safe HTML), None for an empty proposal."""
     if not (proposal or "").strip():
         return None
-    return word_diff_html(text_of(target), proposal)
+    with STRANGERS_DIFFS.held():
+        return word_diff_html(text_of(target), proposal)
 
 
 def stored_diff(suggestion: Suggestion, field: str = "seen_to_proposal_diff") -> SafeString | None:
@@ -313,6 +322,8 @@ def submit(
         address_hash=digest,
     )
     suggestion.full_clean(exclude=["token"])
+    with STRANGERS_DIFFS.held():  # Busy when other strangers' diffs hold it (before any write)
+        seen_to_proposal = diff(seen_text, proposal) if proposal else ""
     with transaction.atomic():
         existing = _same_from_same_player(suggestion)
         if existing is not None:
@@ -320,7 +331,7 @@ def submit(
                 existing.email = suggestion.email
                 existing.save(update_fields=["email", "updated_at"])
             return existing
-        suggestion.seen_to_proposal_diff = diff(seen_text, proposal) if proposal else ""
+        suggestion.seen_to_proposal_diff = seen_to_proposal
         suggestion.save()
         transaction.on_commit(lambda: _notify(suggestion, suggestion_mail.SUBMITTED))
     return suggestion

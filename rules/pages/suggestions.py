@@ -41,6 +41,7 @@ from ..content.querysets import Status
 from ..moderation import suggestion_limits, suggestions
 from ..moderation.models import Suggestion
 from ..moderation.suggestion_mail import mail_enabled
+from ..shared.capacity import Busy
 from .http import private_page
 from .page_context import game_context
 from .suggestion_form import SuggestionForm, item_key, visitor_of
@@ -107,7 +108,10 @@ def _suggest(request, target):
         refusal = suggestion_limits.take_preview(digest)
         if refusal is not None:
             return _refused(request, 429, minutes=refusal.minutes, previews=True)
-        diff = suggestions.preview_diff(target, data["proposal"])
+        try:
+            diff = suggestions.preview_diff(target, data["proposal"])
+        except Busy as busy:
+            return _busy(request, target, form, busy)
         return _form_page(request, target, form, form.started_or_new(), preview=True, diff=diff)
 
     refusal = suggestion_limits.take(digest, target_type, target.pk)
@@ -128,6 +132,8 @@ def _suggest(request, target):
         )
     except suggestions.Blocked:
         return _refused(request, 403)
+    except Busy as busy:
+        return _busy(request, target, form, busy)
     except ValidationError as error:  # the form checks the same limits; this guards a drift
         for field, messages in error.message_dict.items():
             form.add_error(field if field in form.fields else None, messages)
@@ -150,6 +156,16 @@ def _form_page(request, target, form, started: str, *, preview=False, diff=None)
     }
     response = render(request, "rules/suggest.html", context)
     response["X-Robots-Tag"] = "noindex"
+    return response
+
+
+def _busy(request, target, form, busy: Busy):
+    """Other strangers' diffs hold every place (``suggestions.STRANGERS_DIFFS``): the form
+    again, the text kept, a 503 with ``Retry-After``."""
+    form.add_error(None, _("Too many suggestions are being checked right now. Wait a moment, then try again."))
+    response = _form_page(request, target, form, form.started_or_new())
+    response.status_code = 503
+    response["Retry-After"] = str(busy.retry_after)
     return response
 
 

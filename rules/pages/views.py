@@ -5,13 +5,14 @@ from django.db.models import Count, Prefetch, Q
 from django.http import Http404, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
+from django.utils.translation import gettext as _
 
 from ..content.addresses import CONTENT_PARAMETER, entry_url_template
 from ..content.models import Entry, EntryRedirect, Erratum, Game, Source
 from ..content.prepared import PreparedQuery
 from ..content.querysets import Status
 from ..content.releases import Release
-from ..search import QueryTooLong
+from ..search import Busy, QueryTooLong
 from ..search import search as search_service
 from ..shared.collation import sort_by_title
 from . import parallel
@@ -151,6 +152,11 @@ def search(request):
         except QueryTooLong:  # the form checks the same limit; this only guards a drift
             limits = {"limit_value": form.fields["q"].max_length, "show_value": len(data["q"])}
             form.add_error("q", form.fields["q"].error_messages["max_length"] % limits)
+        except Busy as busy:  # every place for questions stayed taken (rules.shared.capacity)
+            form.add_error("q", _("Too many questions are being answered right now. Ask again in a moment."))
+            response = render(request, "rules/search.html", context, status=503)
+            response["Retry-After"] = str(busy.retry_after)
+            return response
         else:
             paginator = Paginator(results.pageable(), SEARCH_PAGE_SIZE)
             page = paginator.get_page(data["page"])

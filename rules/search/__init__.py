@@ -10,8 +10,11 @@
 
 A query is at most ``MAX_QUERY_LENGTH`` characters (``QueryTooLong`` otherwise); NUL
 bytes, punctuation and full-text syntax are only ever text, so a query never errors.
+Questions are answered a few at a time per process (``Busy`` when one waited too long:
+``rules.shared.capacity``).
 """
 
+from ..shared.capacity import Busy
 from .service import (
     MAX_QUERY_LENGTH,
     MAX_RESULTS,
@@ -25,6 +28,7 @@ from .service import (
 )
 
 __all__ = [
+    "Busy",
     "MAX_QUERY_LENGTH",
     "MAX_RESULTS",
     "TYPES",

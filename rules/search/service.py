@@ -45,6 +45,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from ..shared.anchors import rule_at
+from ..shared.capacity import Lane, SharedWork
 from ..shared.languages import CONTENT_LANGUAGE_CODES
 from . import backends, bm25, compounds, fuzzy, questions, semantic
 from .fusion import fuse, translations_first
@@ -148,7 +149,10 @@ def search(
         return results
     if reading.is_question:
         results.kind = "question"
-        return _answer(results, reading, scope, language, reader, limit, correct)
+        # The same question asked meanwhile (with the same filters, in the same UI
+        # language: hits carry its URLs) waits for this one's answer and shares it.
+        key = (query, game, language, type, reader, limit, correct, translation.get_language())
+        return _asked.run(key, lambda: _answer_in_lane(results, reading, scope, language, reader, limit, correct))
     # Only words that make a term (one of symbols alone makes none), so each word has
     # its group, position for position.
     typed = [word for word in query_words(query, language) if _group(word, language)]
@@ -203,6 +207,22 @@ def search(
     results.total = len(results.ranked)
     results.hits = _hits(results.ranked[:limit], groups)
     return results
+
+
+# A question costs tens of milliseconds of Python (BM25, fusion, snippets) and its
+# vector: two at once per process and four waiting their turn (up to QUESTION_WAIT
+# seconds), so that readers keep most of the threads and of the GIL
+# (rules.shared.capacity); past that, ``Busy`` (the page and the API say busy, ask
+# again in a second or two).
+QUESTIONS_AT_ONCE, QUESTIONS_WAITING = 2, 4
+QUESTION_WAIT = 10.0
+_questions = Lane("questions", QUESTIONS_AT_ONCE, QUESTIONS_WAITING, QUESTION_WAIT, retry_after=2)
+_asked = SharedWork()
+
+
+def _answer_in_lane(*args) -> SearchResults:
+    with _questions.held():
+        return _answer(*args)
 
 
 # A question's terms match as prefixes from this many characters (a term's 3 is for
