@@ -33,12 +33,13 @@ all at once, every request to 127.0.0.1 only:
   proposal of one short word repeated ("a " × 25,000), again and again; each client
   sends from an address of its own (``X-Forwarded-For`` behind one trusted proxy, the
   server's DJANGO_TRUSTED_PROXY_COUNT=1) and takes a new address whenever it is
-  refused (429), as a botnet would, so per-address limits alone cannot save the site;
+  refused (429 or 503), as a botnet would, so per-address limits alone cannot save the site;
 - --question-clients clients asking players' questions through ``/api/v1/search/``
-  (default 8), each a question of its own from bench/questions/dev, one after the
-  other; with the semantic extra installed, every search document gets a synthetic
-  vector first (bench/search_latency.py's), so each question runs the whole semantic
-  part: the real model embeds it.
+  (default 8), each a question of its own from bench/questions/*, one after the
+  other (a share of them each, then again ending in other punctuation); with the
+  semantic extra installed, every search document gets a synthetic vector first
+  (bench/search_latency.py's), so each question runs the whole semantic part: the real
+  model embeds it.
 
 The site runs as in production: gunicorn and, beside it, the background worker
 (``manage.py db_worker``), which builds the booklet PDF the first time it is asked for;
@@ -85,10 +86,11 @@ IMPORT_GAME = "attack-import"
 MAX_DURATION = 600  # seconds: the run is bounded whatever is asked
 TARGET_P50_MS, TARGET_P99_MS = 50, 500
 QUESTION_TARGET_P95_MS = 300
+ENDINGS = ("?", " ?", "??", "?!", "…?", ")?", "?.", "? ")  # a question again, as typed otherwise
 PREVIEWED_ENTRY = ("marvel-champions", "du-dein")  # the demo's longest entry (4,947 characters)
 PROPOSAL = "a " * 25_000  # 50,000 characters: the form's limit
 MIN_FILL_SECONDS = 3.2  # the form's minimum fill time (rules/pages/suggestion_form.py), and a little
-QUESTIONS = ROOT / "bench" / "questions" / "dev" / "questions.tsv"
+QUESTIONS = sorted((ROOT / "bench" / "questions").glob("*/questions.tsv"))
 
 
 def main() -> int:
@@ -247,9 +249,9 @@ def synthetic_vectors() -> bool:
 
 
 def player_questions() -> list[str]:
-    """The development set's questions, every language (bench/questions/dev)."""
-    lines = QUESTIONS.read_text(encoding="utf-8").splitlines()
-    return [line.split("\t")[2] for line in lines if line and not line.startswith("#")]
+    """The question sets' questions, every language (bench/questions/*/questions.tsv)."""
+    lines = [line for path in QUESTIONS for line in path.read_text(encoding="utf-8").splitlines()]
+    return list(dict.fromkeys(line.split("\t")[2] for line in lines if line and not line.startswith("#")))
 
 
 class Player:
@@ -456,25 +458,32 @@ class Attack:
                     break  # refused: on to a new address
 
     def asker(self, questions: list[str]) -> None:
-        """Questions one after the other, each once (a question asked again would be a
-        cached answer), with the game chosen as the search page offers it."""
+        """Questions one after the other; past the end of its share, the same again with
+        other punctuation at the end (the response cache would answer a repeated URL: the
+        server reads the question again, and embeds it again)."""
+        from itertools import count
         from urllib.parse import urlencode
 
-        for question in questions:
-            if self.done.is_set():
-                return
-            started = time.perf_counter()
-            try:
-                status, _size = get(self.port, "/api/v1/search/?" + urlencode({"q": question}), "localhost", 30)
-            except TimeoutError:
-                status = "timeout"
-            except OSError as error:
-                status = type(error).__name__
-            with self.lock:
-                if status == 200:
-                    self.questions.append(time.perf_counter() - started)
-                else:
-                    self.question_errors[status] += 1
+        for round_ in count():
+            ending = ENDINGS[round_ % len(ENDINGS)] * (1 + round_ // len(ENDINGS))
+            for question in questions:
+                if self.done.is_set():
+                    return
+                self.ask(urlencode({"q": question.rstrip("?") + ending}))
+
+    def ask(self, query: str) -> None:
+        started = time.perf_counter()
+        try:
+            status, _size = get(self.port, "/api/v1/search/?" + query, "localhost", 30)
+        except TimeoutError:
+            status = "timeout"
+        except OSError as error:
+            status = type(error).__name__
+        with self.lock:
+            if status == 200:
+                self.questions.append(time.perf_counter() - started)
+            else:
+                self.question_errors[status] += 1
 
     def count(self, counter: Counter, key: str) -> None:
         with self.lock:

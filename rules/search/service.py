@@ -210,11 +210,11 @@ def search(
 
 
 # A question costs tens of milliseconds of Python (BM25, fusion, snippets) and its
-# vector: two at once per process and four waiting their turn (up to QUESTION_WAIT
-# seconds), so that readers keep most of the threads and of the GIL
+# vector: two at once per process and six waiting their turn (up to QUESTION_WAIT
+# seconds), so that readers keep half of the threads and most of the GIL
 # (rules.shared.capacity); past that, ``Busy`` (the page and the API say busy, ask
 # again in a second or two).
-QUESTIONS_AT_ONCE, QUESTIONS_WAITING = 2, 4
+QUESTIONS_AT_ONCE, QUESTIONS_WAITING = 2, 6
 QUESTION_WAIT = 10.0
 _questions = Lane("questions", QUESTIONS_AT_ONCE, QUESTIONS_WAITING, QUESTION_WAIT, retry_after=2)
 _asked = SharedWork()
