@@ -621,6 +621,8 @@ def markdown_bombs(size: int) -> list[tuple[str, str]]:
         ("5,000 '[[' link openers", "[[" * 5_000 + "x"),
         (f"{min(size, 50_000):,} '['", "[" * min(size, 50_000)),
         (f"'*a' x{min(size // 2, 25_000):,}", "*a" * min(size // 2, 25_000)),
+        (f"'*a* ' x{min(size // 4, 12_500):,} (emphasis)", "*a* " * min(size // 4, 12_500)),
+        (f"'[[Term]] ' x{size // 11:,} (links, as texts have them)", "[[Term]] " * (size // 11)),
     ]
 
 
@@ -694,6 +696,7 @@ class Bench:
     def rows(self) -> list[Row]:
         return [
             *self.page_rows(),
+            *self.header_rows(),
             *self.search_rows(),
             *self.api_rows(),
             *self.preview_rows(),
@@ -788,6 +791,24 @@ class Bench:
         ]  # fmt: skip
         return rows
 
+    def header_rows(self) -> list[Row]:
+        """Request headers at the size gunicorn allows one (8190 bytes)."""
+        t = self.t
+        languages = ", ".join(f"x{i}-{i};q=0.{i % 9 + 1}" for i in range(1000))[:8000]
+        etags = ", ".join(f'"{i:08x}"' for i in range(1000))[:8000]
+        cookies = "; ".join(f"c{i}={i}" for i in range(1000))[:8000]
+        media = ", ".join(f"application/x-{i}+json;q=0.{i % 9 + 1}" for i in range(1000))[:8000]
+        return [
+            self.row("headers", "/en/", "Accept-Language: 8,000 chars", "/en/", headers={"Accept-Language": languages}),
+            self.row("headers", "/api/v1/entries/", "Accept-Language: 8,000 chars", "/api/v1/entries/?page_size=100",
+                     headers={"Accept-Language": languages}),
+            self.row("headers", "/api/v1/entries/", "Accept: 8,000 chars of media types", "/api/v1/entries/",
+                     headers={"Accept": media}),
+            self.row("headers", "entry page", "If-None-Match: 8,000 chars of ETags", t.entry_path,
+                     headers={"If-None-Match": etags}),
+            self.row("headers", "entry page", "Cookie: 8,000 chars", t.entry_path, headers={"Cookie": cookies}),
+        ]  # fmt: skip
+
     def search_rows(self) -> list[Row]:
         t = self.t
         rows = []
@@ -804,7 +825,8 @@ class Bench:
                     "api search", "/api/v1/search/suggest/?q=&limit=max", label, f"/api/v1/search/suggest/?{query}"
                 )
             )
-        word, many = t.words[len(t.words) // 3], "&".join(f"q={quote(w)}" for w in (t.words * 2)[:1000])
+        word = t.words[len(t.words) // 3]
+        many = "&".join(f"q={chr(ord('a') + i % 26)}" for i in range(1000))  # q=a&q=b&…, 1,000 of them
         nines = "9" * 4000
         every = {"q": word, "game": t.game, "language": "en", "type": "entry"}
         rows += [
@@ -1277,7 +1299,7 @@ def report(rows: list[Row], logs: list[Path], args) -> int:
     if refused:
         print(f"  429 (a limit reached; cheap, fine): {refused} answers")
     problems = Counter(
-        re.sub(r"\[\d+\]|pid:\d+|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+\d{4}", "", found.group(0))[:160].strip()
+        re.sub(r"^\[[^]]*\] \[\d+\] |\(pid:\d+\) ", "", found.group(0))[:160].strip()
         for log in logs
         for found in LOG_PROBLEMS.finditer(log.read_text(errors="replace"))
     )
