@@ -609,20 +609,25 @@ def search_inputs(t: Targets) -> list[tuple[str, str]]:
 
 
 def markdown_bombs(size: int) -> list[tuple[str, str]]:
-    """(label, text) of at most ``size`` characters: deep nesting and openers."""
+    """(label, text) of at most ``size`` characters: deep nesting, openers, emphasis.
+
+    The deep nesting comes last: Python-Markdown fails on it with a RecursionError,
+    which leaves the thread's cached parser (rules.shared.markdown) in a broken state,
+    and a text rendered by that thread afterwards is parsed differently (and, for the
+    bracket floods, quickly and wrongly); last, it cannot flatter the other rows."""
     levels = 500
     while levels * (levels + 1) // 2 + 7 * levels > size:  # one tab per level, "- item\n"
         levels -= 10
     return [
         ("repeated tokens", fill("rule ", size)),
-        (f"list nested {levels} levels", "".join("\t" * level + "- item\n" for level in range(levels))),
-        (f"'- ' x{min(size // 2 - 1, 25_000):,} (nested on one line)", "- " * min(size // 2 - 1, 25_000) + "x"),
         ("10,000 '>' quote markers", ">" * 10_000 + " quote\n"),
         ("5,000 '[[' link openers", "[[" * 5_000 + "x"),
         (f"{min(size, 50_000):,} '['", "[" * min(size, 50_000)),
         (f"'*a' x{min(size // 2, 25_000):,}", "*a" * min(size // 2, 25_000)),
         (f"'*a* ' x{min(size // 4, 12_500):,} (emphasis)", "*a* " * min(size // 4, 12_500)),
         (f"'[[Term]] ' x{size // 11:,} (links, as texts have them)", "[[Term]] " * (size // 11)),
+        (f"list nested {levels} levels", "".join("\t" * level + "- item\n" for level in range(levels))),
+        (f"'- ' x{min(size // 2 - 1, 25_000):,} (nested on one line)", "- " * min(size // 2 - 1, 25_000) + "x"),
     ]
 
 
