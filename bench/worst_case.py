@@ -17,9 +17,10 @@ errata and FAQ questions) in a throwaway SQLite file, or the *empty* database at
 - two more versions of the generated glossary's source, "1.1" (every body changed: a
   release of about --entries changes) and "1.2";
 - one entry ("the 50,000-character entry") whose body is a word repeated up to 50,000
-  characters, saved through the ORM before and after version 1.2, so its history holds
-  three 50,000-character versions, and ``?as_of=1.1`` shows it as version 1.1 had it
-  (rendered from Markdown on every such request);
+  characters, saved through the ORM before and after version 1.2 (which puts its 1.1
+  text back), so its history page diffs three pairs of versions with a 50,000-character
+  side, and ``?as_of=1.1`` shows it as version 1.1 had it (rendered from Markdown on
+  every such request);
 - a superuser for the admin rows.
 
 Then it starts gunicorn with the repository's gunicorn.conf.py and production settings
