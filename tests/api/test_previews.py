@@ -309,7 +309,9 @@ def test_bad_lookup_bodies_are_a_json_400_naming_each_field(client, tavern, body
     assert data["detail"] == f"Invalid field of the request body: {', '.join(sorted(errors))}."
 
 
-@pytest.mark.parametrize("body", ["[\"Seat\"]", "{\"game\": ", "null", "\"Seat\""])
+@pytest.mark.parametrize(
+    "body", ["[\"Seat\"]", "{\"game\": ", "null", "\"Seat\"", "[" * 10_000 + "]" * 10_000, "{\"a\":" * 5_000 + "1"]
+)
 def test_a_body_that_is_not_a_json_object_is_a_json_400(client, tavern, body):
     data = post_lookup(client, body, status=HTTPStatus.BAD_REQUEST)
     assert data["detail"] and "errors" not in data
