@@ -16,6 +16,7 @@ allowed tag is escaped (``_EscapeOtherMarkup``). Code spans and blocks are escap
 Python-Markdown itself and are not touched; nh3 still sanitises everything after.
 """
 
+import logging
 import re
 import threading
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from xml.etree import ElementTree
 
 import markdown
 import nh3
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from markdown.inlinepatterns import InlineProcessor
 from markdown.postprocessors import RawHtmlPostprocessor
@@ -146,6 +148,54 @@ def _plain_blocks(text: str) -> str | None:
     return "\n".join(html)
 
 
+def _bounded(text: str) -> str | None:
+    """``text`` as Python-Markdown may be given it: with more than ``UNCLOSED_BRACKETS``
+    "[" that never close, those escaped ("\\[": the same text, as they could not open a
+    link anyway; one inside a code span would show its backslash, which no real text
+    has); None when a line is nested deeper than ``MAX_NESTING``. Linear."""
+    prefixes = (prefix for prefix in _NESTING.findall(text) if len(prefix) > MAX_NESTING)
+    if _INDENT.search(text) or any(len(_NESTING_MARK.findall(prefix)) > MAX_NESTING for prefix in prefixes):
+        return None
+    if text.count("[") <= UNCLOSED_BRACKETS:
+        return text
+    unclosed: list[int] = []
+    for block_start, block in _blocks(text):
+        opened: list[int] = []
+        escaped = False
+        for offset, character in enumerate(block):
+            if escaped:
+                escaped = False
+            elif character == "\\":
+                escaped = True
+            elif character == "[":
+                opened.append(block_start + offset)
+            elif character == "]" and opened:
+                opened.pop()
+        unclosed += opened
+    if len(unclosed) <= UNCLOSED_BRACKETS:
+        return text
+    pieces, previous = [], 0
+    for position in unclosed:
+        pieces += [text[previous:position], "\\["]
+        previous = position + 1
+    return "".join(pieces) + text[previous:]
+
+
+def _blocks(text: str):
+    """(offset, block) for each run of lines between blank lines."""
+    start = 0
+    for gap in _BLOCKS.finditer(text):
+        yield start, text[start : gap.start()]
+        start = gap.end()
+    yield start, text[start:]
+
+
+def _as_text(text: str) -> str:
+    """The text shown as it is written: escaped paragraphs, line breaks kept."""
+    paragraphs = [block.strip("\n") for _start, block in _blocks(text)]
+    return "\n".join(f"<p>{escape(block).replace(chr(10), '<br>')}</p>" for block in paragraphs if block.strip())
+
+
 def _parser() -> markdown.Markdown:
     """This thread's Markdown parser. Building one costs more than most texts take to
     convert (an import renders thousands), so each thread keeps one and resets it
@@ -163,17 +213,47 @@ def _parser() -> markdown.Markdown:
     return md
 
 
+# Bounds on what Python-Markdown is given (``_bounded``; bench/worst_case.py found each):
+# its link parser looks for the "]" of every "[" to the end of the paragraph, so
+# thousands of "[" that never close cost seconds (4,000: 2.8 s; 50,000 did not finish in
+# 30 s); and its block parser recurses once per level of nesting, so a list nested a few
+# hundred levels deep (or "- " × 25,000 on one line) raised RecursionError.
+UNCLOSED_BRACKETS = 100  # past this many "[" that never close, they are escaped
+MAX_NESTING = 32  # quote and list levels of one line; deeper, the text is shown as text
+_NESTING = re.compile(r"^(?:[ \t]*(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t])))+", re.MULTILINE)
+_NESTING_MARK = re.compile(r">|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t])")
+_INDENT = re.compile(r"^[ \t]{128,}", re.MULTILINE)  # 32 levels of four spaces
+_BLOCKS = re.compile(r"\n[ \t]*\n")
+
+logger = logging.getLogger(__name__)
+
+
 def render_markdown(text: str, resolve: LinkResolver | None = None) -> SafeString:
-    """Render Markdown and sanitise the result; ``[[Term]]`` links use ``resolve``."""
-    html = _plain_blocks(text or "")
+    """Render Markdown and sanitise the result; ``[[Term]]`` links use ``resolve``.
+
+    Bounded (``UNCLOSED_BRACKETS``, ``MAX_NESTING``): a text nested deeper than a rules
+    text ever is is shown as escaped text, and should Python-Markdown fail anyway, the
+    text is shown so too (logged) and the thread's parser is made anew: a parser left
+    by an exception half reset rendered the next texts of its thread wrong (the first
+    paragraph missing, ``[[links]]`` raw) until the process ended."""
+    text = text or ""
+    html = _plain_blocks(text)
     if html is None:
-        md = _parser()
-        links = md.inlinePatterns["wikilink"]
-        links.resolve = resolve
-        try:
-            html = md.reset().convert(text)
-        finally:
-            links.resolve = None
+        bounded = _bounded(text)
+        if bounded is None:
+            html = _as_text(text)
+        else:
+            md = _parser()
+            links = md.inlinePatterns["wikilink"]
+            links.resolve = resolve
+            try:
+                html = md.reset().convert(bounded)
+            except Exception:
+                _local.parser = None  # never reused half reset
+                logger.warning("Markdown could not be rendered; shown as text", exc_info=True)
+                html = _as_text(text)
+            finally:
+                links.resolve = None
     clean = nh3.clean(
         html,
         tags=ALLOWED_TAGS,
