@@ -37,7 +37,7 @@ def game_and_language(obj):
 @admin.display(description=_("status"), ordering="status")
 def status(obj):
     """The status, and under it whether an import holds the row back until it ends."""
-    if getattr(obj, "held_by_import", None) is None:
+    if getattr(obj, "held_by_import", None) is None or obj.status == "published":  # published by hand meanwhile
         return obj.get_status_display()
     return format_html(
         '{}<br><span class="list-held" title="{}">{}</span>',
