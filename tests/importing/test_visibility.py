@@ -140,6 +140,7 @@ def test_an_import_that_stops_midway_leaves_its_rows_hidden_and_running_it_again
     assert seen("halb") == {"published()": 0, "API list": 0, "search index": 0, "change feed": 0, "release": 0}
     held = Entry.objects.filter(game__slug="halb").first()
     assert Client().get(held.get_absolute_url()).status_code == 404
+    assert found(held.title) == []
     # Moderators see them, and why they are not public.
     admin = Client()
     admin.force_login(django_user_model.objects.create_superuser("boss", password="x"))
@@ -152,7 +153,15 @@ def test_an_import_that_stops_midway_leaves_its_rows_hidden_and_running_it_again
     assert len(rerun.created) == 16 and len(rerun.unchanged) == 14
     assert seen("halb") == {"published()": 30, "API list": 30, "search index": 30, "change feed": 30, "release": 1}
     assert Client().get(held.get_absolute_url()).status_code == 200
+    assert held.title in found(held.title)  # its search row made in a batch, stored at the end
     assert not Entry.objects.filter(held_by_import__isnull=False).exists()
     # Each entry has its one version, as the import left it: published.
     for entry in Entry.objects.filter(game__slug="halb"):
         assert list(entry.history.values_list("history_type", "status")) == [("+", "published")]
+
+
+def found(title: str) -> list[str]:
+    """The titles the API's search answers ``title`` with, in the game "halb"."""
+    response = Client().get("/api/v1/search/", {"q": title, "game": "halb", "language": "de"})
+    assert response.status_code == 200, response.content
+    return [hit["title"] for hit in response.json()["results"]]
