@@ -25,14 +25,14 @@ $(STAMP): pyproject.toml
 compilemessages:
 	$(BIN)/python scripts/compile_messages.py
 
-# The site and its background worker (booklets, sitemaps, imports, semantic search's
-# vectors: rules.builds, rules.jobs, rules.search.tasks and django-tasks' db_worker),
-# stopped together by Ctrl-C.
+# The site and its background workers, one per queue (booklets, sitemaps and bulk files;
+# imports; semantic search's vectors: rules.jobs, `manage.py run_workers`), stopped
+# together by Ctrl-C.
 run: install
 	DJANGO_DEBUG=1 $(BIN)/python manage.py migrate --noinput
 	DJANGO_DEBUG=1 $(BIN)/python manage.py load_demo
 	@echo "rulesite is serving on http://127.0.0.1:8000/ (Ctrl-C stops it)"
-	DJANGO_DEBUG=1 $(BIN)/python manage.py db_worker --queue-name '*' & worker=$$!; \
+	DJANGO_DEBUG=1 $(BIN)/python manage.py run_workers & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	DJANGO_DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
 

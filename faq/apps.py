@@ -8,14 +8,15 @@ class FaqConfig(AppConfig):
 
     def ready(self) -> None:
         from rules.content import journal
-        from rules.content.models import RENDERED_FIELDS
+        from rules.content.models import HELD_BY_IMPORT, RENDERED_FIELDS
 
         from .models import Question
 
         # Questions are content like entries: their writes are recorded and bring derived
         # data up to date (an entry's page lists the questions about it: rules.derived.pipeline).
         journal.watch(
-            Question, journal.Change.Kind.QUESTION, ignore=RENDERED_FIELDS["question"], links=[Question.related_entries]
+            Question, journal.Change.Kind.QUESTION, ignore=(*RENDERED_FIELDS["question"], HELD_BY_IMPORT),
+            links=[Question.related_entries],
         )
         # And in the API's bulk data files, as /api/v1/faq/ lists them.
         from rules.api import bulk

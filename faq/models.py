@@ -8,7 +8,17 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
 from rules.content import entry_links
-from rules.content.models import RENDERED_FIELDS, STATUS_CHOICES, Entry, Game, Source, unique_slug_for
+from rules.content.models import (
+    HELD_BY_IMPORT,
+    RENDERED_FIELDS,
+    STATUS_CHOICES,
+    Entry,
+    Game,
+    Source,
+    held_by_import_field,
+    held_by_import_index,
+    unique_slug_for,
+)
 from rules.content.querysets import PublishableQuerySet, Status
 from rules.shared.languages import CONTENT_LANGUAGES
 from rules.shared.text import normalize_text_fields
@@ -33,12 +43,13 @@ class Question(models.Model):
         Entry, blank=True, related_name="faq_questions", verbose_name=_("related entries")
     )
     status = models.CharField(_("status"), max_length=16, choices=STATUS_CHOICES, default=Status.DRAFT, db_index=True)
+    held_by_import = held_by_import_field()
     translation_key = models.UUIDField(_("translation key"), default=uuid.uuid4, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True, db_index=True)
 
     history = HistoricalRecords(
-        excluded_fields=["updated_at", *RENDERED_FIELDS["question"]], m2m_fields=[related_entries]
+        excluded_fields=["updated_at", HELD_BY_IMPORT, *RENDERED_FIELDS["question"]], m2m_fields=[related_entries]
     )
     objects = PublishableQuerySet.as_manager()
 
@@ -49,6 +60,7 @@ class Question(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "language", "slug"], name="unique_question_slug"),
         ]
+        indexes = [held_by_import_index("question_held_by_import")]
 
     def __str__(self) -> str:
         return self.question

@@ -11,7 +11,7 @@ class RulesConfig(AppConfig):
 
         from .builds.tasks import withdraw
         from .content import journal
-        from .content.models import RENDERED_FIELDS, Entry, Erratum, Game, Source
+        from .content.models import HELD_BY_IMPORT, RENDERED_FIELDS, Entry, Erratum, Game, Source
         from .derived import pipeline
         from .search.index import connect_signals
 
@@ -19,9 +19,12 @@ class RulesConfig(AppConfig):
         # changes bring derived data up to date through the one pipeline.
         journal.watch(Game, journal.Change.Kind.GAME)
         journal.watch(Source, journal.Change.Kind.SOURCE)
-        journal.watch(Entry, journal.Change.Kind.ENTRY, ignore=(*RENDERED_FIELDS["entry"], "body_checked_at"))
         journal.watch(
-            Erratum, journal.Change.Kind.ERRATUM, ignore=RENDERED_FIELDS["erratum"], links=[Erratum.affects]
+            Entry, journal.Change.Kind.ENTRY, ignore=(*RENDERED_FIELDS["entry"], "body_checked_at", HELD_BY_IMPORT)
+        )
+        journal.watch(
+            Erratum, journal.Change.Kind.ERRATUM, ignore=(*RENDERED_FIELDS["erratum"], HELD_BY_IMPORT),
+            links=[Erratum.affects],
         )
         journal.on_flush(pipeline.run)
         # A booklet or sitemap showing what was just withdrawn is not served as last built.

@@ -15,7 +15,7 @@ from .actions import STATUS_ACTIONS
 from .base import ModeratedAdmin
 from .forms import AboutEntriesForm, EntryAdminForm
 from .importing import import_urls
-from .lists import ListLayoutAdmin, game_and_language, published, updated
+from .lists import ListLayoutAdmin, game_and_language, published, status, updated
 from .pickers import EntryPickerAdmin, EntryPickerUrls
 from .preview import MarkdownPreviewAdmin
 from .releases import ReleaseAdmin  # noqa: F401 - registers the releases admin
@@ -67,7 +67,7 @@ class CrossReferenceInline(admin.TabularInline):
 @admin.register(Entry)
 class EntryAdmin(ListLayoutAdmin, EntryPickerUrls, TranslationsAdmin, MarkdownPreviewAdmin, ModeratedAdmin):
     form = EntryAdminForm
-    list_display = ["__str__", "status", game_and_language, "kind", updated]
+    list_display = ["__str__", status, game_and_language, "kind", updated]
     list_filter = ["status", "game", "language", "kind", "is_fragment"]
     search_fields = ["title", "slug", "body"]
     list_select_related = ["game"]
@@ -92,7 +92,7 @@ class EntryAdmin(ListLayoutAdmin, EntryPickerUrls, TranslationsAdmin, MarkdownPr
 @admin.register(Erratum)
 class ErratumAdmin(ListLayoutAdmin, EntryPickerAdmin, MarkdownPreviewAdmin, ModeratedAdmin):
     form = AboutEntriesForm
-    list_display = ["title", "status", game_and_language, "kind", published]
+    list_display = ["title", status, game_and_language, "kind", published]
     list_filter = ["status", "game", "language", "kind"]
     search_fields = ["title", "corrected_text", "original_text"]
     entry_picker_fields = ("affects",)

@@ -14,6 +14,9 @@ fragment flag and a long date before it, the Status column was out of sight. So:
 - **Dates are short** ("11/25/2026" in English): the day is what a list is scanned for;
   the full date and time are the cell's tooltip, and the column still sorts by them.
 - **No fragment column**: it is rarely true; the "By fragment" filter finds them.
+- **A row a large import holds back** (a draft until the import's last batch publishes
+  it: ``rules.importing.rows``) says so under its status: while the import runs, and for
+  good if it stopped midway (running the same import again publishes it).
 
 ``tests/browser/test_admin_lists.py`` measures the lists at 1280 × 800.
 """
@@ -29,6 +32,20 @@ from django.utils.translation import gettext_lazy as _
 def game_and_language(obj):
     """The game, and under it the item's language: one column, not two."""
     return format_html('{}<br><span class="list-language">{}</span>', obj.game.name, obj.get_language_display())
+
+
+@admin.display(description=_("status"), ordering="status")
+def status(obj):
+    """The status, and under it whether an import holds the row back until it ends."""
+    if getattr(obj, "held_by_import", None) is None or obj.status == "published":  # published by hand meanwhile
+        return obj.get_status_display()
+    return format_html(
+        '{}<br><span class="list-held" title="{}">{}</span>',
+        obj.get_status_display(),
+        _("An import that publishes it has not finished: it is published when that import ends, "
+          "or when the same document is imported again."),
+        _("held back by an unfinished import"),
+    )
 
 
 @admin.display(description=_("updated"), ordering="updated_at")

@@ -1,6 +1,6 @@
-"""Building files in the background: ``build_file`` (a task of Django's tasks API, run by
-``manage.py db_worker``) and ``request_build`` (asks for it once per file and content
-version)."""
+"""Building files in the background: ``build_file`` (a task of Django's tasks API on the
+``default`` queue, whose worker runs nothing else: ``rules.jobs``) and ``request_build``
+(asks for it once per file and content version)."""
 
 import gzip
 import hashlib
@@ -15,6 +15,7 @@ from django_tasks import task
 
 from ..content import version as content_version
 from ..shared.database import brief_write, is_database_busy
+from ..shared.queues import BUILDS
 from .kinds import KINDS
 from .models import BuiltFile
 
@@ -46,7 +47,7 @@ def request_build(file: BuiltFile, token: int) -> bool:
     return bool(asked)
 
 
-@task()
+@task(queue_name=BUILDS)  # readers wait: never behind an import or a run of vectors
 def build_file(file_id: int) -> str:
     """Make the file again if what it is made from changed since it was last built;
     else only note that it is up to date. What it did, for the task's result."""

@@ -21,7 +21,9 @@ when no outer one is open. A change recorded outside any unit (a shell, a test, 
 model without a ``save()`` of its own) is a unit by itself, flushed at once, so nothing
 is ever left unflushed. ``deferred()`` is for a large import that commits batch by
 batch: its units commit without flushing and the whole import is flushed once, at its
-end, after the last batch.
+end, in its last unit (``last_unit()``): one transaction with what that unit writes
+(the import's held rows made public), so readers see the import and everything derived
+from it at once.
 
 **Kept** ``KEEP_DAYS`` (90) days: ``manage.py prune_changes`` deletes older rows (a
 client whose cursor is older starts again from a full copy; issue of the change feed).
@@ -162,9 +164,30 @@ def deferred():
         yield
     finally:
         _deferred.reset(token)
-    if collected:
-        unit = Unit(collected)
-        _flush(unit)
+    if collected:  # no last unit took them
+        with unit_of_work() as unit:
+            unit.changes[:0] = collected
+
+
+@contextmanager
+def last_unit():
+    """Inside ``deferred()``: its last unit of work, which flushes every change the
+    deferral collected together with its own, before it commits; what it writes and
+    everything derived from all the deferral's writes commit at once. Outside a deferral,
+    an ordinary unit."""
+    collected = _deferred.get()
+    if collected is None or _unit.get() is not None:
+        with unit_of_work() as unit:
+            yield unit
+        return
+    token = _deferred.set(None)
+    try:
+        with unit_of_work() as unit:
+            yield unit
+            unit.changes[:0] = collected  # flushed as this unit ends, before it commits
+            collected.clear()
+    finally:
+        _deferred.reset(token)
 
 
 def _flush(unit: Unit) -> None:

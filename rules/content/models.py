@@ -29,6 +29,28 @@ RENDERED_FIELDS = {
     "question": ["answer_html", "html_fingerprint"],
 }
 
+# A row a large import created (or is publishing) is stored as a draft until the import's
+# last batch: this column names the import holding it back (``rules.importing.rows``,
+# "Transactions"), and the import's end publishes every row it names with one UPDATE
+# per table. Bookkeeping, not content: kept out of the history and the change journal.
+HELD_BY_IMPORT = "held_by_import"
+
+
+def held_by_import_field():
+    return models.UUIDField(
+        _("held back by import"),
+        null=True,
+        blank=True,
+        editable=False,
+        help_text=_("Set while an import that publishes this item is still writing; published when it ends."),
+    )
+
+
+def held_by_import_index(name: str) -> models.Index:
+    """Only held rows are in it: the import's end finds its own at once."""
+    return models.Index(fields=[HELD_BY_IMPORT], condition=models.Q(held_by_import__isnull=False), name=name)
+
+
 STATUS_CHOICES = [
     (Status.DRAFT, _("Draft")),
     (Status.REVIEW, _("In review")),
@@ -214,6 +236,7 @@ class Entry(models.Model):
     )
     page = models.CharField(_("page"), max_length=32, blank=True)
     status = models.CharField(_("status"), max_length=16, choices=STATUS_CHOICES, default=Status.DRAFT, db_index=True)
+    held_by_import = held_by_import_field()
     is_fragment = models.BooleanField(
         _("fragment"),
         default=False,
@@ -256,7 +279,9 @@ class Entry(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True, db_index=True)
 
-    history = HistoricalRecords(excluded_fields=["updated_at", "body_checked_at", *RENDERED_FIELDS["entry"]])
+    history = HistoricalRecords(
+        excluded_fields=["updated_at", "body_checked_at", HELD_BY_IMPORT, *RENDERED_FIELDS["entry"]]
+    )
     objects = EntryQuerySet.as_manager()
 
     class Meta:
@@ -275,6 +300,7 @@ class Entry(models.Model):
                 condition=models.Q(status="published"),
                 name="entry_published_in_order",
             ),
+            held_by_import_index("entry_held_by_import"),
         ]
 
     def __str__(self) -> str:
@@ -499,12 +525,15 @@ class Erratum(models.Model):
     published_on = models.DateField(_("date"), null=True, blank=True)
     order = models.PositiveIntegerField(_("order"), default=0)
     status = models.CharField(_("status"), max_length=16, choices=STATUS_CHOICES, default=Status.DRAFT, db_index=True)
+    held_by_import = held_by_import_field()
     affects = models.ManyToManyField(Entry, blank=True, related_name="errata", verbose_name=_("affects"))
     translation_key = models.UUIDField(_("translation key"), default=uuid.uuid4, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True, db_index=True)
 
-    history = HistoricalRecords(excluded_fields=["updated_at", *RENDERED_FIELDS["erratum"]], m2m_fields=[affects])
+    history = HistoricalRecords(
+        excluded_fields=["updated_at", HELD_BY_IMPORT, *RENDERED_FIELDS["erratum"]], m2m_fields=[affects]
+    )
     objects = PublishableQuerySet.as_manager()
 
     class Meta:
@@ -514,6 +543,7 @@ class Erratum(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "language", "slug"], name="unique_erratum_slug"),
         ]
+        indexes = [held_by_import_index("erratum_held_by_import")]
 
     def __str__(self) -> str:
         return self.title

@@ -17,6 +17,10 @@ class Status(models.TextChoices):
 
 class PublishableQuerySet(models.QuerySet):
     def published(self):
+        """What readers may see. A row a large import is still writing is a draft until the
+        import's last transaction publishes all of them at once (``held_by_import``,
+        ``rules.importing.rows``): public is told by the status alone, here and in every
+        check of it, so no surface can show half an import."""
         return self.filter(status=Status.PUBLISHED)
 
     def for_language(self, language: str):

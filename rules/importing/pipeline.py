@@ -1,4 +1,5 @@
-"""The whole import: text in, a report out; writes in one transaction or not at all."""
+"""The whole import: text in, a report out; written in one transaction, or in batches whose
+new public items readers see only once the last one commits (``rows``, "Transactions")."""
 
 from dataclasses import dataclass, replace
 

@@ -1,4 +1,4 @@
-"""Write a text document's parsed items: rows for the row writer, one transaction.
+"""Write a text document's parsed items: rows for the row writer (``rows``: its transactions).
 
 Items are matched to existing rows by slug within their game and language, so a
 re-import of the same document changes nothing and a revised edition updates what
@@ -126,7 +126,8 @@ def write_items(items: list[ParsedItem], options: ImportOptions, report: ImportR
             document.prune(writer)
         report.changes = releases.changes_of(rows, document.before, document.removed)
         if source is not None and options.source.version:
-            releases.record(writer, source, options.source, report.changes)
+            # With the rows it lists: a batched import's release is public at its end.
+            writer.at_end(lambda: releases.record(writer, source, options.source, report.changes))
 
 
 class _Document:

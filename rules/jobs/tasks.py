@@ -3,9 +3,11 @@
 ``preview_import`` runs the importer as a dry run (which writes nothing) and keeps its
 report on the job; ``run_import`` imports for real, the history naming the moderator.
 Both tell the job where they are (``Progress``), at most twice a second, so the admin's
-page shows it. A document the importer refuses ends the job as failed, with the
-importer's words and line; the same values always give the same options, so the
-import does what the preview showed (or says what differs).
+page shows it. Both run on the ``imports`` queue (``rules.jobs``: a worker of its own, so
+a long import keeps no booklet waiting), before any release whose day has come. A
+document the importer refuses ends the job as failed, with the importer's words and
+line; the same values always give the same options, so the import does what the
+preview showed (or says what differs).
 """
 
 import logging
@@ -21,12 +23,13 @@ from django_tasks import task
 from ..content.models import Source
 from ..importing import ImportOptions, ImportRulesError, import_document
 from ..importing.pipeline import SourceInfo
+from ..shared.queues import IMPORTS
 from . import releases
 from .models import ImportJob
 
 logger = logging.getLogger(__name__)
 
-MODERATOR_PRIORITY = 10  # a moderator is waiting: before booklets and sitemaps
+MODERATOR_PRIORITY = 10  # a moderator is waiting: before a release whose day has come
 # A new source's kind, from the document's kind (an existing source keeps its own).
 SOURCE_KIND = {"rulebook": Source.Kind.RULEBOOK, "faq": Source.Kind.FAQ}
 STAGES = {
@@ -152,11 +155,11 @@ def _run(job_id: int, *, expected: str, dry_run: bool) -> str:
     return "previewed" if dry_run else "imported"
 
 
-@task(priority=MODERATOR_PRIORITY)
+@task(priority=MODERATOR_PRIORITY, queue_name=IMPORTS)
 def preview_import(job_id: int) -> str:
     return _run(job_id, expected=ImportJob.State.PREVIEWING, dry_run=True)
 
 
-@task(priority=MODERATOR_PRIORITY)
+@task(priority=MODERATOR_PRIORITY, queue_name=IMPORTS)
 def run_import(job_id: int) -> str:
     return _run(job_id, expected=ImportJob.State.IMPORTING, dry_run=False)

@@ -3,8 +3,10 @@
 Only published items are indexed. The index is the last step of the derived-data
 pipeline (``rules.derived.pipeline``), which updates the items every unit of work wrote, from
 the change journal; the importers index their bulk writes themselves, batch by batch,
-and say so to the journal. ``rebuild`` (``manage.py rebuild_search_index``) recreates
-the whole index from the items, e.g. after a raw SQL change.
+and say so to the journal (a large import's held rows, drafts until its end, get their
+documents made batch by batch and stored by ``add_documents`` when they are published).
+``rebuild`` (``manage.py rebuild_search_index``) recreates the whole index from the
+items, e.g. after a raw SQL change.
 
 The typo vocabulary (``SearchWord``, see ``fuzzy``) changes with the documents, in the
 same transaction: every function here that writes or deletes documents adds or removes
@@ -139,12 +141,28 @@ def index_objects(
             _index_chunk(item_type, chunk_items, set(chunk), vocabulary)
 
 
+def add_documents(item_type: str, documents: list[SearchDocument], vocabulary: fuzzy.Changes | None = None) -> None:
+    """Store index rows made beforehand (``document_for``) for items published now: a large
+    import makes its held rows' documents batch by batch and stores them in its last
+    transaction, where they become public (``rules.importing.rows``)."""
+    with _words(vocabulary) as vocabulary:
+        for start in range(0, len(documents), BATCH):
+            chunk = {document.item_id: document for document in documents[start : start + BATCH]}
+            _store_chunk(item_type, chunk, set(chunk), vocabulary)
+
+
 def _index_chunk(item_type: str, items: list, chunk: set[int], vocabulary: fuzzy.Changes) -> None:
     documents = {
         item.pk: document_for(item_type, item)
         for item in items
         if item.pk in chunk and item.status == Status.PUBLISHED
     }
+    _store_chunk(item_type, documents, chunk, vocabulary)
+
+
+def _store_chunk(item_type: str, documents: dict, chunk: set[int], vocabulary: fuzzy.Changes) -> None:
+    """The index rows of ``chunk`` (item ids) made what ``documents`` holds: new ones
+    inserted, changed ones updated, the others' deleted; their words counted."""
     existing = {
         doc.item_id: doc for doc in SearchDocument.objects.filter(item_type=item_type, item_id__in=chunk)
     }

@@ -280,10 +280,12 @@ STORAGES = {
 }
 
 # Background tasks (Django's tasks API through django-tasks): queued in the database, so
-# they survive a restart and need no other server; run by `manage.py db_worker`, which
-# `make run` starts beside the site and production runs beside gunicorn (README).
+# they survive a restart and need no other server; run by `manage.py run_workers` (one
+# `db_worker` process per queue, so a long import never holds up a booklet), which
+# `make run` starts beside the site and production runs beside gunicorn (README). The
+# queues (rules.shared.queues, rules.jobs): built files, imports, search's vectors.
 TASKS = {
-    "default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]},
+    "default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "imports", "embeddings"]},
 }
 
 # Semantic search (rules.search.semantic): "auto" uses multilingual-e5-small through

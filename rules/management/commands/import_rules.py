@@ -10,8 +10,12 @@ label makes a release of it, which lists exactly what changed (``rules.importing
 numbered rules are matched by their text, so a renumbered rule stays the same entry.
 
 PATH is a text file (UTF-8, Windows-1252, Latin-2 …), Markdown, a PDF with a text
-layer, or a rulesite JSON export (``export_rules``), or ``-`` for standard input. The
-whole document is written in one transaction or not at all.
+layer, or a rulesite JSON export (``export_rules``), or ``-`` for standard input. A
+document of up to 500 items is written in one transaction or not at all; a larger one
+commits every 500 rows, and what it makes public is held back (drafts naming the import)
+until its last transaction publishes all of it at once (``rules.importing.rows``,
+"Transactions"): readers see none of its new items, then all of them. If it stops
+midway, the same command run again completes it.
 """
 
 import argparse
@@ -33,7 +37,11 @@ from rules.shared.languages import CONTENT_LANGUAGE_CODES
 
 
 class Command(BaseCommand):
-    help = "Import a rules document (text, Markdown, PDF or JSON export) in one transaction."
+    help = (
+        "Import a rules document (text, Markdown, PDF or JSON export). Up to 500 items: one transaction. "
+        "A larger document commits every 500 rows; the items it publishes stay hidden until its last "
+        "transaction shows them all at once; if it stops midway, run it again to complete it."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument(
