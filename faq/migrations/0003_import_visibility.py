@@ -1,5 +1,5 @@
 """FAQ questions a large import is still writing stay drafts until its last batch, as
-entries and errata do (rules 0020_import_visibility)."""
+entries and errata do (rules 0021_import_visibility)."""
 
 from django.db import migrations, models
 
@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('faq', '0002_stored_html'),
-        ('rules', '0020_import_visibility'),
+        ('rules', '0021_import_visibility'),
     ]
 
     operations = [

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('rules', '0019_suggestions'),
+        ('rules', '0020_suggestion_diffs'),
     ]
 
     operations = [
