@@ -369,3 +369,21 @@ def test_the_json_export_restores_each_row_with_the_source_it_names():
     [change] = [o for o in report.outcomes if o.action != "unchanged"]
     assert (change.slug, change.changes["source"]) == ("angriff", ("Regelheft", "Glossar"))
     assert report.created == [] and report.warnings == []
+
+
+@pytest.mark.django_db
+def test_thousands_of_items_with_one_title_get_their_own_slugs_in_linear_time():
+    """Each tried ``-2``, ``-3`` … from the start: 256 KB of "Rule" lines (about 50,000
+    items) did not finish a preview in 30 s; 10,000 took about 26 s of CPU."""
+    import time
+
+    started = time.process_time()
+    report = import_document(
+        "Rule\n" * 10_000,
+        ImportOptions(game="same", game_name="Same", language="en", kind="glossary", dry_run=True,
+                      source=SourceInfo(title="Sheet")),
+    )  # fmt: skip
+    assert time.process_time() - started < 8
+    slugs = [outcome.slug for outcome in report.outcomes if outcome.type == "entry"]
+    assert len(slugs) > 9_000
+    assert slugs == ["rule", *(f"rule-{n}" for n in range(2, len(slugs) + 1))]
