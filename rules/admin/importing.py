@@ -51,7 +51,10 @@ from ..shared.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
 from ..shared.validators import ProhibitUnstorableCharactersValidator
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
-PREVIEW_INLINE_BYTES = 256 * 1024  # a preview this small is made in the request
+# A preview this small is made in the request (at most a few tenths of a second for the
+# worst text bench/worst_case.py found: one token repeated); a larger one by the worker.
+# It was 256 KB: up to 2 s of a request thread on the worst such text.
+PREVIEW_INLINE_BYTES = 64 * 1024
 LISTED = 1000  # items listed per section of a preview; the rest are counted
 ABANDONED_AFTER = timedelta(days=1)  # a preview nobody imported or cancelled: its bytes go
 REFRESH_SECONDS = 2  # the job page reloads itself while the worker runs
