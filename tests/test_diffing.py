@@ -106,3 +106,23 @@ def test_past_the_budget_the_diff_goes_by_lines():
     edits = [(old, new) for op, old, new in segments if op != "equal"]
     assert all("".join(old).strip() == "Rule" and "".join(new).strip() == "Regel" for old, new in edits)
     assert len(edits) == 8
+
+
+def test_diffs_of_one_page_share_a_budget_and_stay_correct_past_it():
+    """A history page of many versions of a long text: each diff bounded is not enough."""
+    from rules.shared.diffing import WORK_LIMIT, PageBudget
+
+    body = (DEMO / "marvel-champions-de-du-dein.txt").read_text()
+    page = PageBudget(2 * WORK_LIMIT)
+    started = time.process_time()
+    diffs = [word_segments(body, ("a " if n % 2 else "b ") * 25_000, page) for n in range(30)]
+    assert time.process_time() - started < 2.0  # thirty at their worst would be several seconds
+    assert page.left <= 0
+    for segments in diffs:  # each still a correct diff
+        assert "".join("".join(old) for _op, old, _new in segments) == body
+    # an ordinary edit on the same page, past the budget: coarse, still correct
+    edited = body.replace("Kartenfähigkeit", "Kartenfaehigkeit", 1).replace("Vorteil", "Vorteile")
+    late = word_segments(body, edited, page)
+    assert "".join("".join(new) for _op, _old, new in late) == edited
+    changes = lambda segments: sum(op != "equal" for op, _old, _new in segments)  # noqa: E731
+    assert changes(late) == 1 and changes(word_segments(body, edited)) > 1  # alone: one-word changes

@@ -48,7 +48,7 @@ from simple_history.utils import (
     get_m2m_reverse_field_name,
 )
 
-from ..shared.diffing import word_diff_html
+from ..shared.diffing import PageBudget, word_diff_html
 from .version import lock_for_writing
 
 # Words of unchanged text kept on each side of a change in a text diff (the rest is "…").
@@ -152,15 +152,17 @@ def when(record) -> str:
 # --- the diff -------------------------------------------------------------------------
 
 
-def changes_between(older, newer) -> list[FieldChange]:
-    """What changed from ``older`` to ``newer`` (historical records or live objects)."""
+def changes_between(older, newer, page: PageBudget | None = None) -> list[FieldChange]:
+    """What changed from ``older`` to ``newer`` (historical records or live objects);
+    ``page``: the work budget of every diff on the page that shows them
+    (``rules.shared.diffing.PageBudget``)."""
     model = model_of(newer)
     changes = []
     for f in tracked_fields(model):
         old, new = getattr(older, f.attname), getattr(newer, f.attname)
         if old == new:
             continue
-        changes.append(_field_change(f, old, new))
+        changes.append(_field_change(f, old, new, page))
     for m2m in tracked_m2m_fields(model):
         old_ids, new_ids = m2m_ids(older, m2m), m2m_ids(newer, m2m)
         if old_ids != new_ids:
@@ -177,11 +179,11 @@ def changes_between(older, newer) -> list[FieldChange]:
     return changes
 
 
-def _field_change(f: models.Field, old, new) -> FieldChange:
+def _field_change(f: models.Field, old, new, page: PageBudget | None = None) -> FieldChange:
     change = FieldChange(name=f.name, label=capfirst(f.verbose_name), kind="value")
     if f.name in TEXT_FIELDS:
         change.kind = "text"
-        change.diff = word_diff_html(old or "", new or "", context=DIFF_CONTEXT_WORDS)
+        change.diff = word_diff_html(old or "", new or "", context=DIFF_CONTEXT_WORDS, page=page)
     elif isinstance(f, models.JSONField) and isinstance(old or [], list) and isinstance(new or [], list):
         change.kind = "list"
         old, new = [str(x) for x in old or []], [str(x) for x in new or []]

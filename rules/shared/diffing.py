@@ -62,6 +62,16 @@ class _Budget:
             raise TooCostly
 
 
+class PageBudget:
+    """The work several diffs shown together may spend in all (a history page of 100
+    versions of a long text: 100 bounded diffs are still 100 × 0.2 s). Each diff gets at
+    most ``WORK_LIMIT`` of what is left; once it is spent, the rest are coarse (the texts'
+    common start and end, the middle replaced), which costs a linear pass."""
+
+    def __init__(self, units: int):
+        self.left = units
+
+
 def bounded_opcodes(a: Sequence, b: Sequence, limit: int = WORK_LIMIT) -> list[tuple[str, int, int, int, int]]:
     """``difflib``-style opcodes (``equal``, ``delete``, ``insert``, ``replace`` with
     ``a[i1:i2]``, ``b[j1:j2]``) of a shortest edit script turning ``a`` into ``b``;
@@ -198,7 +208,7 @@ def _opcodes(matches: list[tuple[int, int, int]], n: int, m: int) -> list[tuple[
 Segment = tuple[str, list[str], list[str]]
 
 
-def word_segments(original: str, corrected: str) -> list[Segment]:
+def word_segments(original: str, corrected: str, page: PageBudget | None = None) -> list[Segment]:
     """The texts' diff as ``(op, old tokens, new tokens)`` runs, op one of ``equal``,
     ``delete``, ``insert``, ``replace``: by words; past the budget by lines, each changed
     run of lines by words while a second budget lasts; past that, what the texts share
@@ -208,15 +218,19 @@ def word_segments(original: str, corrected: str) -> list[Segment]:
     their own, blanks are the cheapest matches there are, and a shortest diff happily
     keeps five spaces "unchanged" across a rewritten sentence instead of the two words
     the sentences share. A blank between two unchanged words that changed (a line
-    break become a space) is shown changed on its own."""
-    try:
-        return _by_words(original, corrected, _Budget(WORK_LIMIT))
-    except TooCostly:
-        pass
-    try:
-        return _by_lines(original, corrected, _Budget(WORK_LIMIT))
-    except TooCostly:
-        return _replaced_whole(_TOKENS.findall(original), _TOKENS.findall(corrected))
+    break become a space) is shown changed on its own. ``page``: a budget shared with
+    the other diffs of a page (``PageBudget``)."""
+    for attempt in (_by_words, _by_lines):
+        limit = WORK_LIMIT if page is None else min(WORK_LIMIT, page.left)
+        budget = _Budget(limit)
+        try:
+            return attempt(original, corrected, budget)
+        except TooCostly:
+            pass
+        finally:
+            if page is not None:
+                page.left -= limit - max(budget.left, 0)
+    return _replaced_whole(_TOKENS.findall(original), _TOKENS.findall(corrected))
 
 
 def _split_words(text: str) -> tuple[str, list[str], list[str]]:
@@ -324,16 +338,18 @@ def _replaced_whole(a: list[str], b: list[str]) -> list[Segment]:
     return _tidied([("replace", a, b)])
 
 
-def word_diff_html(original: str, corrected: str, context: int | None = None) -> SafeString:
+def word_diff_html(
+    original: str, corrected: str, context: int | None = None, page: PageBudget | None = None
+) -> SafeString:
     """``<del>`` for removed words, ``<ins>`` for added ones; everything escaped.
 
     With ``context`` (in words), a long unchanged stretch keeps only that many words on
     each side of a change and shows "…" for the rest, so a one-word edit in a long body
     reads as one line (the history and the import preview); without it the whole text
     is shown (an erratum's diff on the public page). The cost is bounded whatever the
-    texts (module docstring).
+    texts (module docstring), and with ``page`` shared with the page's other diffs.
     """
-    segments = word_segments(original, corrected)
+    segments = word_segments(original, corrected, page)
     out = []
     for index, (op, old, new) in enumerate(segments):
         if op == "equal":
