@@ -22,3 +22,23 @@ def _default_language():
     translation.activate(settings.LANGUAGE_CODE)
     yield
     translation.activate(settings.LANGUAGE_CODE)
+
+
+def pytest_collection_modifyitems(items):
+    """Every transactional test restores the migrated rows when it ends (Django's
+    serialized rollback), whatever its own marker says.
+
+    A transactional test's flush makes the content types and permissions anew, with new
+    ids (post_migrate); a later test with ``serialized_rollback`` then loads the rows it
+    saved at the start, with the old ids, and fails on their unique names. In one
+    process the files' order kept those tests apart; spread over workers (pytest-xdist,
+    ``make test``) any order happens."""
+    for item in items:
+        marker = item.get_closest_marker("django_db")
+        fixtures = getattr(item, "fixturenames", ())
+        transactional = (marker is not None and marker.kwargs.get("transaction")) or (
+            "transactional_db" in fixtures or "live_server" in fixtures
+        )
+        if transactional and not (marker is not None and marker.kwargs.get("serialized_rollback")):
+            kwargs = {**(marker.kwargs if marker is not None else {}), "transaction": True, "serialized_rollback": True}
+            item.add_marker(pytest.mark.django_db(**kwargs), append=False)
