@@ -41,8 +41,11 @@ superuser: install
 	DJANGO_DEBUG=1 $(BIN)/python manage.py migrate --noinput
 	DJANGO_DEBUG=1 $(BIN)/python manage.py createsuperuser
 
+# On every core (pytest-xdist; tests that start servers take free ports, each worker
+# has its own test database); `make test PYTEST_WORKERS=0` runs in one process.
+PYTEST_WORKERS ?= auto
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal
 
 # The API against its OpenAPI schema: schemathesis on a live gunicorn, demo content.
 api-contract: install
