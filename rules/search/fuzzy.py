@@ -50,9 +50,11 @@ Decisions:
 import threading
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 from django.db import connection
 from rapidfuzz import fuzz, process
+from wordfreq import zipf_frequency
 
 from ..content import version as content_version
 from ..shared.bulk import staged
@@ -215,11 +217,27 @@ def vocabulary(language: str | None, field: str = "names", version: int | None =
     return built
 
 
-def correct(word: str, language: str | None) -> str | None:
-    """The known word closest to ``word`` (case-folded): title words first, then body
-    words; None when nothing is close."""
+#: A word this common in the query's language (wordfreq's Zipf scale: 3.5 is about three
+#: in a million words) is a word the player meant, not a misspelling: "gave" is not
+#: "game", "rule" is not "rules" because the index holds only the latter.
+COMMON_ZIPF = 3.5
+
+
+@lru_cache(maxsize=50_000)
+def common_word(word: str, language: str | None) -> bool:
+    """Whether ``word`` is a common word of ``language`` (wordfreq's small lists, shipped
+    offline: a few MB for every content language)."""
+    return bool(language) and zipf_frequency(word, language, wordlist="small") >= COMMON_ZIPF
+
+
+def correct(word: str, language: str | None, written_in: str | None = None) -> str | None:
+    """The known word closest to ``word`` (case-folded), among ``language``'s (every
+    language's for None): title words first, then body words; None when nothing is
+    close, or when ``word`` is a common word of the language it was written in
+    (``written_in``, else ``language``): no spelling to correct, "Did you mean" is for
+    misspellings."""
     folded = fold(word)
-    if len(folded) < 3:
+    if len(folded) < 3 or common_word(word, written_in or language):
         return None
     version = content_version.current().token
     for field, cutoff in (("names", CUTOFF), ("body", BODY_CUTOFF)):

@@ -50,7 +50,7 @@ from ..shared.languages import CONTENT_LANGUAGE_CODES
 from . import backends, bm25, compounds, fuzzy, questions, semantic
 from .fusion import fuse, translations_first
 from .models import SearchDocument, SearchName
-from .normalize import fold, name_key, query_words, term
+from .normalize import WORD, fold, name_key, query_words, term
 
 MAX_QUERY_LENGTH = 200
 TYPES = ("entry", "erratum", "question")
@@ -173,16 +173,16 @@ def search(
                 # What matched is what the snippets highlight; a word the index does not
                 # know was read as its closest known word: "Showing results for …".
                 fixes = [
-                    fuzzy.correct(word, language) if correct and not _known(group, scope) else None
+                    fuzzy.correct(word, language, reading.language) if correct and not _known(group, scope) else None
                     for word, group in zip(typed, groups, strict=True)
                 ]
                 if any(fixes):
-                    results.suggestion = " ".join(fix or word for word, fix in zip(typed, fixes, strict=True))
+                    results.suggestion = _with_fixes(query, zip(typed, fixes, strict=True))
                     results.corrected = True
                 groups = loose
     if not found and correct:
         corrected = [
-            fuzzy.correct(word, language) if not _known(group, scope) else None
+            fuzzy.correct(word, language, reading.language) if not _known(group, scope) else None
             for word, group in zip(typed, groups, strict=True)
         ]
         if any(corrected):
@@ -191,7 +191,7 @@ def search(
                 for word in (fix or word for word, fix in zip(typed, corrected, strict=True))
                 if _group(word, language)
             ]
-            results.suggestion = " ".join(fixed_words)
+            results.suggestion = _with_fixes(query, zip(typed, corrected, strict=True))
             typed, groups = fixed_words, _groups(fixed_words, language)
             found = _match(groups, scope, mode="all")
             results.corrected = bool(found)
@@ -253,13 +253,14 @@ def _answer(
     # A word no document holds is corrected to the closest one the index knows.
     fixes = {}
     for index, (word, count) in enumerate(zip(typed, frequencies, strict=True)):
-        fix = fuzzy.correct(word, language) if correct and count == 0 else None
+        fix = fuzzy.correct(word, language, stem_in) if correct and count == 0 else None
         fixed = _term_group(fix, stem_in, as_typed=True) if fix else []
         if fixed:
-            fixes[index], typed[index], groups[index] = fix, fix, fixed
+            fixes[index] = (word, fix)
+            typed[index], groups[index] = fix, fixed
     if fixes:
         *frequencies, total = backends.frequencies(groups, prefix_from=QUESTION_PREFIX_FROM)
-        results.suggestion = " ".join(typed)
+        results.suggestion = _with_fixes(results.query, fixes.values())
     lexical = (
         backends.match(groups, scope, mode="any", limit=LEXICAL_CANDIDATES, prefix_from=QUESTION_PREFIX_FROM)
         if groups
@@ -305,6 +306,19 @@ def _answer(
     results.total = len(ranked)
     results.hits = _hits(ranked[:limit], groups)
     return results
+
+
+def _with_fixes(query: str, fixes) -> str:
+    """The query as typed, with only its misspelt words replaced (``fixes``: (word as
+    read, its correction or None) pairs): "Showing results for …" says what was
+    corrected, never which words a search leaves out ("who controls a card I gave to my
+    oponent?" → "… my opponent?", not "controls card gave opponent")."""
+    replace = {word: fix for word, fix in fixes if fix and fix != word}
+
+    def swap(match) -> str:
+        return replace.get(unicodedata.normalize("NFKC", match.group(0)).casefold(), match.group(0))
+
+    return WORD.sub(swap, query)
 
 
 def _title_holds(document: SearchDocument, matcher: "_Matcher") -> int:

@@ -207,7 +207,20 @@ class TestCorrections:
     def test_a_misspelt_word_in_a_question_is_corrected(self, glossary):
         results = search("can I trigger a reacton on another player's turn?", game="lanterns", reader_language="en")
         assert titles(results, 1) == ["Reactions"]
-        assert results.suggestion and "reaction" in results.suggestion
+        # the question as typed, only the misspelt word replaced: not its content words alone
+        assert results.suggestion in (
+            "can I trigger a reaction on another player's turn?", "can I trigger a reactions on another player's turn?"
+        )
+
+    def test_a_common_word_the_index_lacks_is_no_misspelling(self, client, game, glossary):
+        """ "gave" is one letter from "game", which the index holds: it was "corrected",
+        and the page said "Showing results for controls card game opponent"."""
+        make_entry(game=game, language="en", title="Game End", body="The game ends when the deck is empty.")
+        question = "who controls a card I gave to my opponent?"
+        results = search(question, game="lanterns", reader_language="en")
+        assert results.kind == "question" and not results.corrected and results.suggestion is None
+        page = client.get("/en/search/", {"q": question, "game": "lanterns"}).content.decode()
+        assert "Showing results for" not in page and "Did you mean" not in page
 
 
 class TestPages:
