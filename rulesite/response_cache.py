@@ -113,7 +113,9 @@ class PublicResponseCacheMiddleware:
                 request.META["QUERY_STRING"] = query
                 request.__dict__.pop("GET", None)
         version = request.content_version = content_version.current()
-        key = cache_key.key(request, representation, version.token) if self.storing and representation else None
+        key = None
+        if self.storing and representation:
+            key = cache_key.key(request, representation, version.token, version.vectors)
         if key is not None:
             cached = self.cache.get(key)
             if cached is not None:

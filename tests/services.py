@@ -148,3 +148,87 @@ def redis_server(directory: Path):
         yield server
     finally:
         server.stop()
+
+
+# --- a streaming replica of PostgreSQL ------------------------------------------------------
+
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+
+
+class Replica:
+    """A hot standby of the suite's PostgreSQL server, made by ``pg_basebackup`` and
+    started with ``pg_ctl`` on a free port, applying the primary's commits
+    ``delay`` seconds late (``recovery_min_apply_delay``): a replica that lags."""
+
+    def __init__(self, directory: Path, port: int, delay: float, primary: dict):
+        self.directory, self.port, self.delay, self.primary = directory, port, delay, primary
+
+    def url(self, database: str) -> str:
+        p = self.primary
+        return f"postgres://{p['user']}:{p['password']}@127.0.0.1:{self.port}/{database}"
+
+    def _as_postgres(self, *command: str, **kwargs) -> subprocess.CompletedProcess:
+        if os.geteuid() != 0:  # the postgres user itself
+            return subprocess.run(command, capture_output=True, text=True, **kwargs)
+        return subprocess.run(["runuser", "-u", "postgres", "--", *command], capture_output=True, text=True, **kwargs)
+
+    def start(self) -> None:
+        p = self.primary
+        data = self.directory / "data"
+        conninfo = f"host={p['host']} port={p['port']} user={p['user']} password={p['password']}"
+        made = self._as_postgres(
+            str(PG_BIN / "pg_basebackup"), "-d", conninfo, "-D", str(data), "-X", "stream", "-R", "-c", "fast",
+            timeout=300,
+        )  # fmt: skip
+        if made.returncode != 0:
+            unavailable("REPLICA", f"pg_basebackup failed: {made.stderr.strip()[-500:]}")
+        (data / "postgresql.conf").write_text(
+            f"port = {self.port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{self.directory}'\n"
+            f"hot_standby = on\nrecovery_min_apply_delay = '{int(self.delay * 1000)}ms'\n"
+            "max_connections = 100\nshared_buffers = 32MB\nfsync = off\nhba_file = 'pg_hba.conf'\n"
+            "ident_file = 'pg_ident.conf'\nlogging_collector = off\n"
+        )
+        (data / "pg_hba.conf").write_text("host all all 127.0.0.1/32 scram-sha-256\n")
+        (data / "pg_ident.conf").write_text("")
+        started = self._as_postgres(
+            str(PG_BIN / "pg_ctl"), "-D", str(data), "-l", str(self.directory / "replica.log"), "-w", "-t", "60",
+            "start", timeout=90,
+        )  # fmt: skip
+        if started.returncode != 0:
+            pytest.fail(f"the replica did not start: {started.stderr}\n" + tail(self.directory / "replica.log"))
+
+    def stop(self) -> None:
+        self._as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(self.directory / "data"), "-m", "immediate", "stop",
+                          timeout=60)  # fmt: skip
+
+
+@contextmanager
+def postgres_replica(delay: float):
+    """A lagging streaming replica of ``DATABASE_URL``'s server (PostgreSQL 15 here, as
+    root or as the postgres user), removed afterwards."""
+    import tempfile
+    import urllib.parse
+
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        unavailable("REPLICA", "the suite does not run on PostgreSQL (DATABASE_URL): no replica to make")
+    if not (PG_BIN / "pg_ctl").exists() or not (PG_BIN / "pg_basebackup").exists():
+        unavailable("REPLICA", f"PostgreSQL 15's server programs are not in {PG_BIN}")
+    if os.geteuid() != 0 and Path.home().owner() != "postgres":
+        unavailable("REPLICA", "making a replica needs root (to run pg_ctl as postgres) or the postgres user")
+    parts = urllib.parse.urlsplit(url)
+    primary = {
+        "host": parts.hostname or "127.0.0.1", "port": parts.port or 5432,
+        "user": urllib.parse.unquote(parts.username or ""), "password": urllib.parse.unquote(parts.password or ""),
+    }  # fmt: skip
+    # Not under pytest's own temporary directory, which the postgres user cannot enter.
+    directory = Path(tempfile.mkdtemp(prefix="rulesite-replica-"))
+    if os.geteuid() == 0:
+        shutil.chown(directory, "postgres", "postgres")
+    replica = Replica(directory, free_port(), delay, primary)
+    try:
+        replica.start()
+        yield replica
+    finally:
+        replica.stop()
+        shutil.rmtree(directory, ignore_errors=True)

@@ -117,6 +117,11 @@ MIDDLEWARE = [
     # files skip the rest of the stack.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # Which database this request reads public content from: a replica for a reader, the
+    # primary for a moderator, the admin and after any write (rulesite/replicas.py).
+    # After the sessions (a moderator is known by the session), before the response
+    # cache (which reads the content version through the router).
+    "rulesite.replicas.ReplicaMiddleware",
     # CORS before CommonMiddleware so that its headers are on every API response.
     "corsheaders.middleware.CorsMiddleware",
     # LocaleMiddleware after sessions and before CommonMiddleware: it reads the
@@ -203,6 +208,26 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
         }
     )
+# Read replicas (rulesite/replicas.py): DATABASE_REPLICA_URL, one URL or several comma
+# separated, each a streaming replica of DATABASE_URL's database. A reader's request reads
+# public content from one of them (the content version too, on the same connection);
+# writes, moderators, the admin and whatever a request reads after a write go to the
+# primary. Without it, everything reads the primary.
+DATABASE_REPLICAS = []
+for _number, _url in enumerate(env_list("DATABASE_REPLICA_URL", []), 1):
+    _alias = f"replica{_number}"
+    DATABASES[_alias] = dj_database_url.parse(
+        _url, conn_max_age=DATABASES["default"]["CONN_MAX_AGE"], conn_health_checks=True
+    )
+    # Tests read the primary through it (no second test database to keep in step).
+    DATABASES[_alias]["TEST"] = {"MIRROR": "default"}
+    DATABASE_REPLICAS.append(_alias)
+DATABASE_ROUTERS = ["rulesite.replicas.ReplicaRouter"]
+# Seconds a client that wrote (any POST: a player's suggestion) reads the primary, so the
+# page it is sent to next shows what it wrote whatever the replicas' lag.
+REPLICA_STICKY_SECONDS = int(os.environ.get("DJANGO_REPLICA_STICKY_SECONDS", "10"))
+# /readyz reports a replica further behind than this many seconds as not ready.
+REPLICA_MAX_LAG = float(os.environ.get("DJANGO_REPLICA_MAX_LAG", "30"))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 _cache_url = os.environ.get("DJANGO_CACHE_URL", "")
