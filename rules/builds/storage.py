@@ -106,3 +106,17 @@ def stored_names(folders) -> set[str]:
             continue
         names.update(f"{folder}/{file}" for file in files)
     return names
+
+
+def reachable() -> str:
+    """Where built files are kept, after checking it answers (``/readyz``): one
+    ``HeadBucket`` for S3, the directory made if missing; an exception when it does not."""
+    backend = storage()
+    if _s3(backend):
+        backend.connection.meta.client.head_bucket(Bucket=backend.bucket_name)
+        return f"s3://{backend.bucket_name}/{backend.location}"
+    from pathlib import Path
+
+    location = Path(backend.location)
+    location.mkdir(parents=True, exist_ok=True)
+    return str(location)

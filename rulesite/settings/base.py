@@ -103,12 +103,18 @@ INSTALLED_APPS = [
     # Django's tasks API (the django-tasks backport of Django 6.0's) and its database
     # backend: work that must not happen in a request (TASKS below).
     "django_tasks",
-    "django_tasks_db",
+    # rules before django_tasks_db: its own db_worker (the worker's heartbeat and storage
+    # check, rules/management/commands/db_worker.py) is the one `manage.py db_worker` runs
+    # (of two apps' commands of one name, the app listed first wins).
     "rules",
+    "django_tasks_db",
     "faq",
 ]
 
 MIDDLEWARE = [
+    # /healthz and /readyz for load balancers, before everything: asked by a node's own
+    # address over plain HTTP, never redirected, cached or throttled (rulesite/health.py).
+    "rulesite.health.HealthMiddleware",
     # First: every later middleware and view sees the canonical host, never a port or
     # name a client made up (rulesite/hosts.py); a host ALLOWED_HOSTS lacks is a 400.
     "rulesite.hosts.CanonicalHostMiddleware",
