@@ -181,3 +181,16 @@ def test_the_admin_front_page_warns_of_missing_files_and_a_silent_worker(admin_c
     run_background_tasks()
     WorkerBeat.objects.update(seen_at=timezone.now())
     assert warnings() == ""
+
+
+def test_a_storage_that_cannot_be_reached_is_being_prepared_not_an_error(client, game, on_s3, settings, caplog):
+    server, prefix = on_s3
+    get_built(client, URL)
+    unreachable = built_files_storage(f"s3://{server.bucket}/{prefix}", None)
+    unreachable["OPTIONS"]["endpoint_url"] = "http://127.0.0.1:9"  # nothing listens there
+    settings.STORAGES = {**settings.STORAGES, "builtfiles": unreachable}
+    with caplog.at_level(logging.WARNING, logger="rules.builds.serving"):
+        response = client.get(URL)
+    assert response.status_code == 503 and response["Retry-After"]
+    assert "the built files' storage failed" in caplog.text
+    assert BuiltFile.objects.get().is_stored  # nothing was taken for lost

@@ -19,6 +19,7 @@
   presigned URL, with the type, disposition and encoding a node would send).
 """
 
+import logging
 import re
 
 from django.conf import settings
@@ -31,8 +32,10 @@ from rulesite.compression import accepts_gzip
 
 from .kinds import KINDS
 from .models import BuiltFile
-from .storage import open_part, presigned_url
+from .storage import STORAGE_ERRORS, open_part, presigned_url
 from .tasks import found_missing, request_build
+
+logger = logging.getLogger(__name__)
 
 RETRY_AFTER = 5  # seconds: a glossary's booklet is usually ready by then
 CHUNK = 64 * 1024
@@ -189,6 +192,9 @@ def _open(file: BuiltFile, request):
             file.refresh_from_db()
             if not file.is_stored or file.withdrawn:
                 return None
+        except STORAGE_ERRORS as error:  # the storage cannot be reached: nothing is lost
+            logger.warning("the built files' storage failed for %s (%s: %s)", name, type(error).__name__, error)
+            return None
     return None
 
 

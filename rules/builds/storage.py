@@ -21,6 +21,22 @@ from django.core.files.storage import storages
 STORAGE = "builtfiles"
 
 
+def _storage_errors() -> tuple[type[BaseException], ...]:
+    errors: list[type[BaseException]] = [OSError]
+    try:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        errors += [BotoCoreError, ClientError]
+    except ImportError:  # without django-storages' S3 extra: a directory only
+        pass
+    return tuple(errors)
+
+
+# What a storage that cannot be reached raises (S3 down, a share unmounted): a reader then
+# gets "being prepared", with a warning logged, never a 500 (``serving``).
+STORAGE_ERRORS = _storage_errors()
+
+
 def storage():
     return storages[STORAGE]
 
