@@ -75,8 +75,9 @@ def test_readyz_is_503_while_migrations_are_pending(balancer):
 
 
 def test_migrate_started_on_every_node_at_once_succeeds(tmp_path):
-    """Three ``manage.py migrate`` at once on a new PostgreSQL database: one migrates, the
-    others wait for it (an advisory lock) and find nothing left, all exit 0."""
+    """Two ``manage.py migrate`` at once on a new PostgreSQL database (two nodes of a
+    deploy): one migrates, the other waits for it (an advisory lock) and finds nothing
+    left; both exit 0 (without the lock the second fails: "relation already exists")."""
     import os
 
     from tests.processes import PYTHON, ROOT, RUN_TIMEOUT, postgres_database, production_environ
@@ -89,11 +90,11 @@ def test_migrate_started_on_every_node_at_once_succeeds(tmp_path):
         runs = [
             subprocess.Popen([PYTHON, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            for _ in range(3)
+            for _ in range(2)
         ]  # fmt: skip
         outputs = [run.communicate(timeout=RUN_TIMEOUT)[0] for run in runs]
-        assert [run.returncode for run in runs] == [0, 0, 0], "\n----\n".join(outputs)
-        assert sum("Another migrate is running" in output for output in outputs) >= 1
+        assert [run.returncode for run in runs] == [0, 0], "\n----\n".join(outputs)
+        assert sum("Another migrate is running" in output for output in outputs) == 1
         assert sum("Applying rules.0001" in output for output in outputs) == 1
     finally:
         drop()
