@@ -68,7 +68,7 @@ def test_readyz_is_503_while_migrations_are_pending(balancer):
 
     health._migrations_checked.clear()
     with connection.cursor() as cursor:  # as on a node whose code is newer than its schema
-        cursor.execute("DELETE FROM django_migrations WHERE app = 'rules' AND name LIKE '0022%%'")
+        cursor.execute("DELETE FROM django_migrations WHERE app = 'rules' AND name LIKE '0023%%'")
     response = balancer.get("/readyz")
     assert response.status_code == 503
     assert response.json()["checks"]["migrations"]["pending"] == 1

@@ -63,7 +63,7 @@ FAQ_TABLES = ("faq_question", "faq_question_related_entries")
 
 # Semantic search's vectors (rules.search.models.SearchVector): written by the worker after
 # the content, they change the version's second token, ``vectors_token`` (migration
-# 0022), never the content's: a page shows no vector, and the worker's batches would
+# 0023), never the content's: a page shows no vector, and the worker's batches would
 # otherwise empty every cached response over and over. Views whose answer the vectors
 # change (search) are cached under both (``rulesite.cache_key``: ``reads_vectors``).
 VECTOR_TABLES = ("rules_searchvector",)

@@ -18,7 +18,7 @@ def unwatch(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("rules", "0021_built_files_missing_and_worker_heartbeat"),
+        ("rules", "0022_built_files_missing_and_worker_heartbeat"),
     ]
 
     operations = [migrations.RunPython(watch, unwatch)]

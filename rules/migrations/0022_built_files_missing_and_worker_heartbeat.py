@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('rules', '0020_suggestion_diffs'),
+        ('rules', '0021_import_visibility'),
     ]
 
     operations = [
