@@ -52,6 +52,7 @@ from django.utils.cache import has_vary_header, patch_cache_control, set_respons
 from django.utils.http import http_date
 
 from rules.content import version as content_version
+from rules.shared.cache_errors import CACHE_ERRORS, cache_down
 
 from . import cache_key
 from .visitors import is_signed_in
@@ -113,9 +114,15 @@ class PublicResponseCacheMiddleware:
                 request.META["QUERY_STRING"] = query
                 request.__dict__.pop("GET", None)
         version = request.content_version = content_version.current()
-        key = cache_key.key(request, representation, version.token) if self.storing and representation else None
+        key = None
+        if self.storing and representation:
+            key = cache_key.key(request, representation, version.token, version.vectors)
         if key is not None:
-            cached = self.cache.get(key)
+            try:
+                cached = self.cache.get(key)
+            except CACHE_ERRORS as error:  # Redis down: rendered, not stored (rules.shared.cache_errors)
+                cache_down(error, "serving pages")
+                cached, key = None, None
             if cached is not None:
                 return restored(cached)
 
@@ -129,8 +136,11 @@ class PublicResponseCacheMiddleware:
             patch_cache_control(response, public=True, max_age=0, s_maxage=self.cdn_max_age)
         if key is not None and request.method == "GET":
             value = stored(response, self.max_bytes)
-            if value is not None and self.may_store(request, version.token):
-                self.cache.set(key, value, self.timeout)
+            try:
+                if value is not None and self.may_store(request, version.token):
+                    self.cache.set(key, value, self.timeout)
+            except CACHE_ERRORS as error:
+                cache_down(error, "serving pages")
         return response
 
     def may_store(self, request, token: int) -> bool:
