@@ -45,7 +45,7 @@ superuser: install
 # has its own test database); `make test PYTEST_WORKERS=0` runs in one process.
 PYTEST_WORKERS ?= auto
 test: install
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
 # The API against its OpenAPI schema: schemathesis on a live gunicorn, demo content.
 api-contract: install
