@@ -1,6 +1,8 @@
 /* rulesite: install the service worker, "Save for offline" on a game's page, and keep
  * saved games up to date (README "At the table without a signal").
  *
+ * data-worker: the worker's address; data-store: static/js/offline-store.js, loaded
+ * only on a game's page or once a game is saved.
  * - Every page registers /sw.js (data-worker on the script tag; static/js/service-worker.js).
  * - A game's page has a hidden box with a button [data-offline-save] naming the game, its
  *   content language and its bulk file (data-url), and its translated texts (data-label-*).
@@ -17,8 +19,8 @@
   "use strict";
 
   const script = document.currentScript;
-  const store = window.rulesiteOffline;
-  if (!script || !store || !("serviceWorker" in navigator) || !window.indexedDB) return;
+  if (!script || !("serviceWorker" in navigator) || !window.indexedDB) return;
+  let store = null; // static/js/offline-store.js, loaded only where needed (below)
 
   const MAX_TRIES = 12; // a file being prepared is asked again up to this many times
 
@@ -153,7 +155,36 @@
     return running;
   }
 
-  const button = saveButton();
-  start(button);
-  window.addEventListener("online", () => start(button));
+  // The store (6.7 KB compressed) is loaded only on a game's page or when a game is saved:
+  // most pages of most readers need nothing but the worker's registration.
+  async function needed() {
+    if (document.querySelector("[data-offline-save]")) return true;
+    if (!indexedDB.databases) return true;
+    const databases = await indexedDB.databases();
+    return databases.some((database) => database.name === "rulesite-offline");
+  }
+
+  function loadStore() {
+    if (window.rulesiteOffline) return Promise.resolve(window.rulesiteOffline);
+    return new Promise((resolve, reject) => {
+      const tag = document.createElement("script");
+      tag.src = script.dataset.store;
+      tag.onload = () => resolve(window.rulesiteOffline);
+      tag.onerror = reject;
+      document.head.appendChild(tag);
+    });
+  }
+
+  needed()
+    .then((yes) => (yes ? loadStore() : null))
+    .then((loaded) => {
+      if (!loaded) return;
+      store = loaded;
+      const button = saveButton();
+      start(button);
+      window.addEventListener("online", () => start(button));
+    })
+    .catch(() => {
+      // No storage here (a private window may refuse it): the site works online.
+    });
 })();
