@@ -10,7 +10,7 @@ Chromium through Playwright (both are what the browser tests already need; no im
 library or rasteriser is added to the project), and committed under ``static/img/icons/``
 so the site serves plain static files and no server renders anything. Run this after
 changing the SVG; ``--check`` (no writing) exits 1 when a committed icon is missing or
-has the wrong size, as a test does (``tests/pages/test_install.py``).
+has the wrong size, as a test does (``tests/pages/test_offline.py``).
 
 - ``icon-192.png``, ``icon-512.png`` (purpose ``any``): the SVG as it is, on a
   transparent background.
