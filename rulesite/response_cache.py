@@ -16,7 +16,8 @@ What is never cached, and why:
   session cookie that names no signed-in user is a reader's request like any other.
 - **The admin** (``/admin/``), a view that declares nothing (``rules.pages.http``), and
   anything that is not a plain 200 (errors, redirects, 304s), that sets a cookie, that
-  varies by cookie, or that says ``private`` or ``no-store`` itself.
+  varies by cookie, or that says ``private``, ``no-store`` or ``no-cache`` itself (the
+  service worker: it changes with a deploy, not with content).
 - So nothing a draft contains can enter the cache: anonymous requests only ever see
   ``published()`` content, and everything else passes by.
 
@@ -163,4 +164,6 @@ class PublicResponseCacheMiddleware:
         if has_vary_header(response, "Cookie"):
             return False
         cache_control = response.get("Cache-Control", "")
-        return "private" not in cache_control and "no-store" not in cache_control
+        # no-cache: the view's answer must be asked for every time (the service worker,
+        # which changes with a deploy rather than with content: rules.pages.offline).
+        return not any(word in cache_control for word in ("private", "no-store", "no-cache"))
