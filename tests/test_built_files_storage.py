@@ -24,7 +24,7 @@ from tests.builds import content_of, get_built, run_background_tasks
 from tests.factories import make_entry, make_game
 from tests.services import s3_server
 
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("s3")]  # one S3 server: one worker
+pytestmark = pytest.mark.django_db
 
 URL = "/de/games/mond/print/glossary/"
 PDF = "/de/games/mond/print/glossary.pdf"

@@ -147,11 +147,6 @@ class Cluster:
         return [node.get(path, **headers) for node in self.nodes.values()]
 
 
-# One cluster for the module, in one pytest-xdist worker (``make test`` spreads tests
-# over workers; ``--dist loadgroup`` keeps a group in one).
-pytestmark = pytest.mark.xdist_group("cluster")
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     if not os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
