@@ -3,7 +3,7 @@ as errors). The pages are Markdown (MyST), like the README they were split from.
 
 project = "rulesite"
 author = "the rulesite team"
-copyright = "2026, the rulesite team"  # noqa: A001 - Sphinx's name for it
+copyright = "2026, the rulesite team"
 
 extensions = ["myst_parser"]
 source_suffix = {".md": "markdown"}
