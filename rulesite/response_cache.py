@@ -26,7 +26,7 @@ body a client that takes gzip gets is compressed already), and not at all when e
 that is over, nor more than
 ``RESPONSE_CACHE_MAX_VARIANTS`` variants of one path per content version; every entry
 has a timeout (``RESPONSE_CACHE_SECONDS``); with Redis, give the server a
-``maxmemory`` and an eviction policy (README, "Speed and caching").
+``maxmemory`` and an eviction policy (the manual, "Speed and caching").
 
 Clients that accept gzip get the response compressed, once, when it is rendered
 (``rulesite.compression``, just inside this middleware): the key holds the encoding.

@@ -1,5 +1,5 @@
 """At the table without a signal: the web app manifest, the service worker and the
-offline page (README "At the table without a signal").
+offline page (the manual, "At the table without a signal").
 
 - ``/<lang>/manifest.webmanifest``: the installable app in the reader's UI language
   (name, short name, ``start_url`` its home page), one ``id`` for every language so a

@@ -1,6 +1,6 @@
 """Settings for rulesite, read from the environment with safe local defaults.
 
-Every deployment knob is an environment variable (see README, "Settings"):
+Every deployment knob is an environment variable (see the manual, "Settings"):
 
 - ``DATABASE_URL``: any URL dj-database-url understands; default a SQLite file in the
   project directory, so a fresh clone runs with nothing installed.
@@ -360,7 +360,7 @@ STORAGES = {
 # Background tasks (Django's tasks API through django-tasks): queued in the database, so
 # they survive a restart and need no other server; run by `manage.py run_workers` (one
 # `db_worker` process per queue, so a long import never holds up a booklet), which
-# `make run` starts beside the site and production runs beside gunicorn (README). The
+# `make run` starts beside the site and production runs beside gunicorn (the manual). The
 # queues (rules.shared.queues, rules.jobs): built files, imports, search's vectors.
 TASKS = {
     "default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "imports", "embeddings"]},

@@ -1,4 +1,4 @@
-"""At the table without a signal (README), in Chromium at 390 px: install, save a game for
+"""At the table without a signal (the manual), in Chromium at 390 px: install, save a game for
 offline, read and search it with no connection, and catch up when the connection is back.
 
 Two flows, kept lean (CI time): the whole reader's flow of the issue, and Chromium's
