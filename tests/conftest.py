@@ -42,3 +42,24 @@ def pytest_collection_modifyitems(items):
         if transactional and not (marker is not None and marker.kwargs.get("serialized_rollback")):
             kwargs = {**(marker.kwargs if marker is not None else {}), "transaction": True, "serialized_rollback": True}
             item.add_marker(pytest.mark.django_db(**kwargs), append=False)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a transactional test, the rows the migrations made (moderator groups, content
+    types, permissions) are put back at once, not only when the next serialized test
+    starts: its flush left the database empty, and a later test in a transaction (the
+    usual kind) found no groups. In one process pytest-django ran the transactional tests
+    last; spread over workers by module (``make test``), they come in any order."""
+    yield
+    marker = item.get_closest_marker("django_db")
+    if marker is None or not marker.kwargs.get("transaction"):
+        return
+    from django.db import connections
+    from pytest_django.plugin import blocking_manager_key
+
+    with item.config.stash[blocking_manager_key].unblock():
+        for connection in connections.all(initialized_only=True):
+            contents = getattr(connection, "_test_serialized_contents", None)
+            if contents is not None:
+                connection.creation.deserialize_db_from_string(contents)
