@@ -189,6 +189,23 @@ def suggest_limit(request) -> int:
 # --- Responses -------------------------------------------------------------------------------
 
 
+class FormerNumberField(serializers.Field):
+    """``{"number": "10", "until": "v2"}``: the hit had the number asked for until that release."""
+
+    def to_representation(self, former):
+        return {"number": former.number, "until": former.version}
+
+
+extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "properties": {"number": {"type": "string"}, "until": {"type": "string"}},
+        "example": {"number": "10", "until": "v2"},
+    }
+)(FormerNumberField)
+
+
 class SearchHitSerializer(serializers.Serializer):
     """One search result: an entry, an erratum or a FAQ question."""
 
@@ -213,6 +230,12 @@ class SearchHitSerializer(serializers.Serializer):
     )
     api_url = serializers.SerializerMethodField(help_text="The item in this API.")
     score = serializers.FloatField(read_only=True, help_text="Relevance; higher is better.")
+    was = FormerNumberField(
+        read_only=True,
+        allow_null=True,
+        help_text='For a rule-number query ("rule 10", "601.2a"): the number this rule had until a release '
+        "renumbered it, and that release's version; null otherwise.",
+    )
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_url(self, hit: Hit) -> str:

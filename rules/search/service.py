@@ -47,7 +47,7 @@ from django.utils.safestring import SafeString, mark_safe
 from ..shared.anchors import rule_at
 from ..shared.capacity import Lane, SharedWork
 from ..shared.languages import CONTENT_LANGUAGE_CODES
-from . import backends, bm25, compounds, fuzzy, questions, semantic
+from . import backends, bm25, compounds, fuzzy, numbers, questions, semantic
 from .fusion import fuse, translations_first
 from .models import SearchDocument, SearchName
 from .normalize import WORD, fold, name_key, query_words, term
@@ -79,6 +79,7 @@ class Hit:
     url: str  # the item's page, in the active UI language
     score: float
     number: str = ""
+    was: numbers.Former | None = None  # it had the number asked for until a release: "was 10 until v2"
 
 
 @dataclass
@@ -92,6 +93,7 @@ class SearchResults:
     truncated: bool = False  # more matched than MAX_RESULTS: these are the best of them
     ranked: list = field(default_factory=list, repr=False)  # every result's document, best first
     groups: list[list[str]] = field(default_factory=list, repr=False)  # what to highlight
+    formers: dict = field(default_factory=dict, repr=False)  # document id → numbers.Former
 
     def pageable(self) -> "Pageable":
         """The results for Django's and DRF's paginators: ``total`` long; the hits of the
@@ -107,9 +109,10 @@ class Pageable:
         return self.results.total
 
     def __getitem__(self, index):
+        results = self.results
         if isinstance(index, slice):
-            return _hits(self.results.ranked[index], self.results.groups)
-        return _hits([self.results.ranked[index]], self.results.groups)[0]
+            return _hits(results.ranked[index], results.groups, results.formers)
+        return _hits([results.ranked[index]], results.groups, results.formers)[0]
 
 
 @dataclass
@@ -147,12 +150,35 @@ def search(
     reading = questions.read(query, language, reader)
     if scope is None:
         return results
-    if reading.is_question:
+    number = numbers.asked(query)
+    if reading.is_question and number is None:
         results.kind = "question"
         # The same question asked meanwhile (with the same filters, in the same UI
         # language: hits carry its URLs) waits for this one's answer and shares it.
         key = (query, game, language, type, reader, limit, correct, translation.get_language())
         return _asked.run(key, lambda: _answer_in_lane(results, reading, scope, language, reader, limit, correct))
+    if number is None:
+        return _term(results, query, scope, language, reader, reading, limit, correct)
+    # "rule 10": the rules numbered 10, and those that had 10 until a release renumbered
+    # them, lead the words' results; "rule" is no misspelling ("Did you mean rules 10?").
+    leading, formers = numbers.documents(number, scope)
+    _term(results, query, scope, language, reader, reading, limit, correct=False)
+    if leading or formers:
+        _numbers_first(results, leading, formers, reader if not language else None, limit)
+    return results
+
+
+def _term(
+    results: SearchResults,
+    query: str,
+    scope: backends.Scope,
+    language: str | None,
+    reader: str | None,
+    reading: questions.Reading,
+    limit: int,
+    correct: bool,
+) -> SearchResults:
+    """The term path: every word must match; titles first (see the module's docs)."""
     # Only words that make a term (one of symbols alone makes none), so each word has
     # its group, position for position.
     typed = [word for word in query_words(query, language) if _group(word, language)]
@@ -207,6 +233,30 @@ def search(
     results.total = len(results.ranked)
     results.hits = _hits(results.ranked[:limit], groups)
     return results
+
+
+def _numbers_first(
+    results: SearchResults,
+    leading: list[int],
+    formers: dict[int, numbers.Former],
+    reader: str | None,
+    limit: int,
+) -> None:
+    """The rules with the number asked for (the reader's language first), then those
+    that had it (``formers``, shown "was 10 until v2"), then the words' results."""
+    documents = SearchDocument.objects.in_bulk([*leading, *formers])
+    first = sorted(
+        (documents[doc_id] for doc_id in leading if doc_id in documents),
+        key=lambda document: document.language != reader,
+    )
+    placed = [(1000.0, document, 0) for document in first]
+    placed += [(900.0, documents[doc_id], 0) for doc_id in formers if doc_id in documents]
+    ids = {document.pk for _score, document, _in_title in placed}
+    results.ranked = [*placed, *(item for item in results.ranked if item[1].pk not in ids)][:MAX_RESULTS]
+    results.formers = formers
+    results.suggestion, results.corrected = None, False
+    results.total = len(results.ranked)
+    results.hits = _hits(results.ranked[:limit], results.groups, formers)
 
 
 # A question costs tens of milliseconds of Python (BM25, fusion, snippets) and its
@@ -467,8 +517,11 @@ def _rank(
     return scored
 
 
-def _hits(ranked: list[tuple[float, SearchDocument, int]], groups: list[list[str]]) -> list[Hit]:
-    """Hits, snippets and URLs made, for ranked documents (one query: their games)."""
+def _hits(
+    ranked: list[tuple[float, SearchDocument, int]], groups: list[list[str]], formers: dict | None = None
+) -> list[Hit]:
+    """Hits, snippets and URLs made, for ranked documents (one query: their games);
+    ``formers``: document id → the number it had (``numbers.Former``)."""
     games = _games({document.game_id for _, document, _in_title in ranked})
     matcher = _Matcher(groups)
     hits = []
@@ -487,6 +540,7 @@ def _hits(ranked: list[tuple[float, SearchDocument, int]], groups: list[list[str
                 _url(document, games[document.game_id].slug) + anchor,
                 score,
                 document.number,
+                (formers or {}).get(document.pk),
             )
         )
     return hits

@@ -24,7 +24,7 @@ SEARCH = "/api/v1/search/"
 SUGGEST = "/api/v1/search/suggest/"
 HIT_FIELDS = {
     "type", "id", "title", "number", "game", "game_name", "language", "snippet", "url",
-    "api_url", "score",
+    "api_url", "score", "was",
 }  # fmt: skip
 SUGGESTION_FIELDS = {"title", "type", "id", "language", "game", "url", "alias"}
 LANGUAGES = ["en", "de", "pl", "nl", "fr", "es", "it"]
