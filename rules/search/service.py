@@ -51,6 +51,7 @@ from . import backends, bm25, compounds, fuzzy, numbers, questions, semantic
 from .fusion import fuse, translations_first
 from .models import SearchDocument, SearchName
 from .normalize import WORD, fold, name_key, query_words, term
+from .passages import windows as passage_windows
 
 MAX_QUERY_LENGTH = 200
 TYPES = ("entry", "erratum", "question")
@@ -94,6 +95,7 @@ class SearchResults:
     ranked: list = field(default_factory=list, repr=False)  # every result's document, best first
     groups: list[list[str]] = field(default_factory=list, repr=False)  # what to highlight
     formers: dict = field(default_factory=dict, repr=False)  # document id → numbers.Former
+    passages: dict = field(default_factory=dict, repr=False)  # document id → its passage nearest the question
 
     def pageable(self) -> "Pageable":
         """The results for Django's and DRF's paginators: ``total`` long; the hits of the
@@ -111,8 +113,8 @@ class Pageable:
     def __getitem__(self, index):
         results = self.results
         if isinstance(index, slice):
-            return _hits(results.ranked[index], results.groups, results.formers)
-        return _hits([results.ranked[index]], results.groups, results.formers)[0]
+            return _hits(results.ranked[index], results.groups, results.formers, results.passages)
+        return _hits([results.ranked[index]], results.groups, results.formers, results.passages)[0]
 
 
 @dataclass
@@ -324,11 +326,13 @@ def _answer(
             language=scope.language,
             item_type=scope.item_type,
             k=SEMANTIC_CANDIDATES,
+            with_passage=True,
         )
         if embedding is not None
         else []
     )
-    ids = list(dict.fromkeys([doc_id for doc_id, _ in lexical] + [doc_id for doc_id, _ in nearest]))
+    results.passages = {doc_id: passage for doc_id, _cosine, passage in nearest}
+    ids = list(dict.fromkeys([doc_id for doc_id, _ in lexical] + [doc_id for doc_id, *_ in nearest]))
     if not ids:
         return results
     documents.update(SearchDocument.objects.in_bulk([doc_id for doc_id in ids if doc_id not in documents]))
@@ -340,7 +344,7 @@ def _answer(
         (doc_id for doc_id, (score, _) in scored.items() if score > 0),
         key=lambda doc_id: (doc_id not in named, -scored[doc_id][0], doc_id),
     )
-    by_meaning = [doc_id for doc_id, _ in nearest if doc_id in documents]
+    by_meaning = [doc_id for doc_id, *_ in nearest if doc_id in documents]
     languages = {doc_id: documents[doc_id].language for doc_id in ids if doc_id in documents}
     fused = fuse(by_words, by_meaning, languages, reader if not language else None, stem_in)
     results.corrected = bool(fixes) and bool(fused)
@@ -354,7 +358,7 @@ def _answer(
     results.truncated = len(fused) > MAX_RESULTS
     results.ranked, results.groups = ranked, groups
     results.total = len(ranked)
-    results.hits = _hits(ranked[:limit], groups)
+    results.hits = _hits(ranked[:limit], groups, None, results.passages)
     return results
 
 
@@ -518,16 +522,22 @@ def _rank(
 
 
 def _hits(
-    ranked: list[tuple[float, SearchDocument, int]], groups: list[list[str]], formers: dict | None = None
+    ranked: list[tuple[float, SearchDocument, int]],
+    groups: list[list[str]],
+    formers: dict | None = None,
+    passages: dict | None = None,
 ) -> list[Hit]:
     """Hits, snippets and URLs made, for ranked documents (one query: their games);
-    ``formers``: document id → the number it had (``numbers.Former``)."""
+    ``formers``: document id → the number it had (``numbers.Former``); ``passages``:
+    document id → its passage nearest a question, which the snippet shows."""
     games = _games({document.game_id for _, document, _in_title in ranked})
     matcher = _Matcher(groups)
     hits = []
     for score, document, in_title in ranked:
         spans = _spans(document.body_text, matcher, document.language)  # once for the anchor and the snippet
-        anchor, at = _rule_hit(document, spans, len(groups), in_title)
+        anchor, at = _passage_hit(document, (passages or {}).get(document.pk), spans)
+        if at is None:
+            anchor, at = _rule_hit(document, spans, len(groups), in_title)
         hits.append(
             Hit(
                 document.item_type,
@@ -578,6 +588,28 @@ def _games(ids: set[int]) -> dict:
     from ..content.models import Game
 
     return Game.objects.in_bulk(ids)
+
+
+def _passage_hit(
+    document: SearchDocument, passage: int | None, spans: list[tuple[int, int, int]]
+) -> tuple[str, int | None]:
+    """``("#601.2a", offset)`` of the document's passage nearest a question: the snippet
+    shows it (from its first word of the question, when that is further in than the
+    snippet is wide), and the link opens the numbered rule it shows; ``("", None)`` when
+    there is none (no vector, or the passage is the title alone)."""
+    if passage is None:
+        return "", None
+    found = passage_windows(document.body_text)
+    if passage >= len(found):
+        return "", None
+    start = found[passage][0]
+    end = found[passage + 1][0] if passage + 1 < len(found) else len(document.body_text)
+    end = max(end, start + len(found[passage][1]))
+    first = next((at for at, _end, _word in spans if start <= at < end), None)
+    if first is not None and first - start > SNIPPET_WIDTH * 3 // 4:
+        start = document.body_text.find(" ", first - SNIPPET_WIDTH // 4) + 1 or first
+    rule = rule_at(document.body_text, start) if document.item_type == "entry" else None
+    return (f"#{rule}" if rule else ""), start
 
 
 def _rule_hit(
