@@ -29,8 +29,12 @@ questions, hit@3 (an acceptable answer in the first three), hit@1, MRR@10, mean 
 milliseconds per search and, where the search says so, the share answered with "no
 confident answer" and how many of those were right (the answer not in the first ten);
 ``--misses`` lists the questions whose answer is not in the first three, with what came
-first; ``--json`` writes every question's first ten hits (title, score) and its rank.
+first; ``--elsewhere`` asks every question again in the next game of its set, where
+its answer is not, and counts the "no confident answer" there; ``--json`` writes
+every question's first ten hits (title, score) and its rank.
 
+``--param MODULE.NAME=VALUE`` (repeatable) sets a constant of ``rules.search.MODULE``
+for the run, to measure a change before making it (``--param fusion.MEANING=1.5``).
 ``--keep-database PATH``: a SQLite file kept between runs (created and filled on the
 first; later runs reuse its documents and vectors, embedding only what changed, and
 re-index the documents, which is fast). ``--vector-cache PATH``: passage vectors kept by
@@ -61,7 +65,19 @@ def main() -> None:
     parser.add_argument("--vector-cache", type=Path, help="a SQLite file of passage vectors by hash")
     parser.add_argument("--modes", default="lexical,fused")
     parser.add_argument("--misses", action="store_true")
+    parser.add_argument(
+        "--elsewhere",
+        action="store_true",
+        help="also ask every question in the next game of its set (its answer is not there): how often "
+        "the search says 'no confident answer'",
+    )
     parser.add_argument("--json", type=Path, help="write every question's hits and rank here")
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        help="MODULE.NAME=VALUE: a constant of rules.search.MODULE set for this run (fusion.MEANING=1.5)",
+    )
     args = parser.parse_args()
 
     from benchdb import setup_django
@@ -69,6 +85,8 @@ def main() -> None:
     if args.keep_database:
         args.database_url = f"sqlite:///{args.keep_database.resolve()}"
     url = setup_django(args.database_url)
+    import importlib
+
     from django.test import override_settings
 
     from rules.importing import import_document
@@ -76,6 +94,13 @@ def main() -> None:
     from rules.search import index, search, semantic
     from rules.search.models import SearchDocument
     from tests.search import read_queries
+
+    for param in args.param:
+        name, _, value = param.partition("=")
+        module, _, constant = name.rpartition(".")
+        target = importlib.import_module(f"rules.search.{module}")
+        setattr(target, constant, type(getattr(target, constant))(value))
+        print(f"{name} = {getattr(target, constant)!r}")
 
     cases = []
     started = time.perf_counter()
@@ -152,6 +177,14 @@ def main() -> None:
                         f"  {case.language} {case.game} {case.query!r} → {case.expectation}: "
                         f"rank {rank or '-'} [{getattr(results, 'kind', mode)}]; first: {first}"
                     )
+            if args.elsewhere:
+                games = sorted(languages_of)
+                unsure = 0
+                for case in cases:
+                    other = games[(games.index(case.game) + 1) % len(games)] if case.game in games else case.game
+                    moved = SimpleNamespace(query=case.query, game=other, language=case.language)
+                    unsure += getattr(ask(moved), "confident", True) is False
+                print(f"  asked in another game: 'no confident answer' for {unsure} of {len(cases)}")
             dump[mode] = answers
             print(f"\n{mode}")
             print(

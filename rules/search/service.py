@@ -92,6 +92,10 @@ class SearchResults:
     corrected: bool = False  # the hits are the suggestion's: "Showing results for …"
     kind: str = "term"  # how the query was read: "term" | "question" (rules.search.questions)
     truncated: bool = False  # more matched than MAX_RESULTS: these are the best of them
+    # A question's: whether its answers passed the calibrated cut-off (False: "no confident
+    # answer", the closest shown), and the cut-off its hits' scores were held to. None for a term.
+    confident: bool | None = None
+    cutoff: float | None = None
     ranked: list = field(default_factory=list, repr=False)  # every result's document, best first
     groups: list[list[str]] = field(default_factory=list, repr=False)  # what to highlight
     formers: dict = field(default_factory=dict, repr=False)  # document id → numbers.Former
@@ -334,6 +338,7 @@ def _answer(
     results.passages = {doc_id: passage for doc_id, _cosine, passage in nearest}
     ids = list(dict.fromkeys([doc_id for doc_id, _ in lexical] + [doc_id for doc_id, *_ in nearest]))
     if not ids:
+        results.confident = False  # nothing close at all
         return results
     documents.update(SearchDocument.objects.in_bulk([doc_id for doc_id in ids if doc_id not in documents]))
     scored = bm25.scores(list(documents.values()), groups, frequencies, total, QUESTION_PREFIX_FROM)
@@ -348,18 +353,79 @@ def _answer(
     languages = {doc_id: documents[doc_id].language for doc_id in ids if doc_id in documents}
     fused = fuse(by_words, by_meaning, languages, reader if not language else None, stem_in)
     results.corrected = bool(fixes) and bool(fused)
+    likely, results.confident, results.cutoff = _likely(
+        [doc_id for doc_id, _score in fused],
+        {doc_id: cosine for doc_id, cosine, _ in nearest},
+        scored,
+        named,
+        languages,
+        stem_in,
+    )
     matcher = _Matcher(groups)
-    ranked = [
-        (round(score, 6), documents[doc_id], _title_holds(documents[doc_id], matcher))
-        for doc_id, score in fused[:MAX_RESULTS]
-    ]
+    ranked = [(score, documents[doc_id], _title_holds(documents[doc_id], matcher)) for doc_id, score in likely]
     if not language:
-        ranked = translations_first(ranked, reader)
-    results.truncated = len(fused) > MAX_RESULTS
+        ranked = translations_first(ranked, reader)[:MAX_ANSWERS]
     results.ranked, results.groups = ranked, groups
     results.total = len(ranked)
     results.hits = _hits(ranked[:limit], groups, None, results.passages)
     return results
+
+
+# A question shows the answers that are likely, at most MAX_ANSWERS; calibrated on the
+# players' questions of bench/questions (hard-dev, dev, eval-a, eval-b: 531 questions)
+# with bench/question_search.py (see the README, "Few, confident answers"):
+MAX_ANSWERS = 10
+# With the semantic part: the cosine of a document's passage nearest the question.
+# When no document reaches CONFIDENT (CONFIDENT_ACROSS for a document in another
+# language than the question's: the model's cosines across languages run lower, median
+# 0.81-0.82 against 0.86-0.89), "no confident answer": the closest CLOSEST are shown as
+# such. The 531 questions' best passages: in the question's language 0.780 at the
+# lowest, across languages 0.761. Asked in another game of their set, where their
+# answer is not, 4% of them fell under 0.77 and 12% under 0.78: the model tells a rule
+# that answers from one of another game on the same subject poorly, so this says "no
+# confident answer" mostly for questions about nothing in the game.
+CONFIDENT = 0.77
+CONFIDENT_ACROSS = 0.75
+CLOSEST = 3
+# Above it, the fused ranking's first ten within BAND of the best cosine are shown: the
+# answer found in the first ten was within 0.032 of the best (0.02 for 95 in 100);
+# 0.03 kept every hit@3 of the four sets and showed 4.1 to 7.5 answers a question
+# (0.025: 3.5 to 6.5, one hard-dev question lost; 0.02: 2.9 to 5.2, five lost).
+BAND = 0.03
+# Without it (words alone): BM25 scores from LEXICAL_SHARE of the best (0.4 kept every
+# hit@3 and showed 4.7 to 6.6; 0.5 lost two hard-dev questions).
+LEXICAL_SHARE = 0.4
+
+
+def _likely(
+    fused: list[int],
+    cosines: dict[int, float],
+    scored: dict[int, tuple[float, int]],
+    named: set[int],
+    languages: dict[int, str],
+    asked_in: str | None,
+) -> tuple[list[tuple[int, float]], bool, float | None]:
+    """The answers to show, best first, each with its score (the cosine of its passage
+    nearest the question; BM25 without the semantic part), whether they are confident
+    answers, and the cut-off used. A FAQ question typed as written is always shown."""
+    if cosines:
+        best = max(cosines.values())
+
+        def floor(doc_id: int) -> float:
+            return CONFIDENT if asked_in is None or languages.get(doc_id) == asked_in else CONFIDENT_ACROSS
+
+        if not any(cosine >= floor(doc_id) for doc_id, cosine in cosines.items()):
+            closest = [(doc_id, round(cosines.get(doc_id, 0.0), 4)) for doc_id in fused[:CLOSEST]]
+            return closest, False, min(floor(doc_id) for doc_id in cosines)
+        cutoff = round(best - BAND, 4)
+        shown = [doc_id for doc_id in fused[:MAX_ANSWERS] if cosines.get(doc_id, 0.0) >= cutoff or doc_id in named]
+        return [(doc_id, round(cosines.get(doc_id, 0.0), 4)) for doc_id in shown], True, cutoff
+    words = {doc_id: scored[doc_id][0] for doc_id in fused if doc_id in scored}
+    if not words:
+        return [], True, None
+    cutoff = round(LEXICAL_SHARE * max(words.values()), 4)
+    shown = [doc_id for doc_id in fused[:MAX_ANSWERS] if words.get(doc_id, 0.0) >= cutoff or doc_id in named]
+    return [(doc_id, round(words.get(doc_id, 0.0), 4)) for doc_id in shown], True, cutoff
 
 
 def _with_fixes(query: str, fixes) -> str:

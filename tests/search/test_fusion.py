@@ -73,7 +73,11 @@ class TestAcrossLanguages:
         link(nachtwache["Handlimit"], english, None)
         semantic.refresh()
         results = search("how many cards can I keep at the end of my turn?", game="nachtwache", reader_language="en")
-        assert [(hit.title, hit.language) for hit in results.hits[:2]] == [("Hand Limit", "en"), ("Handlimit", "de")]
+        shown = [(hit.title, hit.language) for hit in results.hits]
+        assert shown[0] == ("Hand Limit", "en")
+        # The German original follows its translation when it is a likely answer too;
+        # the question's cut-off may leave it out, the translation having answered.
+        assert ("Handlimit", "de") not in shown or shown[1] == ("Handlimit", "de")
 
     def test_the_semantic_part_off_leaves_the_lexical_answer(self, nachtwache, settings):
         settings.RULESITE_SEMANTIC = "off"
