@@ -341,6 +341,8 @@ def _answer(
         results.confident = False  # nothing close at all
         return results
     documents.update(SearchDocument.objects.in_bulk([doc_id for doc_id in ids if doc_id not in documents]))
+    nearest = _through_faq(nearest, documents, scope)
+    ids = list(dict.fromkeys([*ids, *(doc_id for doc_id, *_ in nearest)]))
     scored = bm25.scores(list(documents.values()), groups, frequencies, total, QUESTION_PREFIX_FROM)
     # A title or FAQ question typed as written comes first, as on the term path.
     keys = {name_key(results.query), name_key(" ".join(typed))}
@@ -426,6 +428,41 @@ def _likely(
     cutoff = round(LEXICAL_SHARE * max(words.values()), 4)
     shown = [doc_id for doc_id in fused[:MAX_ANSWERS] if words.get(doc_id, 0.0) >= cutoff or doc_id in named]
     return [(doc_id, round(words.get(doc_id, 0.0), 4)) for doc_id in shown], True, cutoff
+
+
+def _through_faq(nearest: list[tuple], documents: dict, scope: backends.Scope) -> list[tuple]:
+    """``nearest`` with the entries that FAQ questions among it are linked to (their
+    "related entries") as near as those questions: a FAQ question is one more way a
+    player's words lead into the rule it is about. An entry already nearer keeps its
+    own place. ``documents`` gains the entries added."""
+    if scope.item_type not in (None, "entry"):
+        return nearest
+    asked = {
+        documents[doc_id].item_id: cosine
+        for doc_id, cosine, _ in nearest
+        if doc_id in documents and documents[doc_id].item_type == "question"
+    }
+    if not asked:
+        return nearest
+    from .index import related_entries
+
+    links = related_entries(list(asked))
+    if not links:
+        return nearest
+    entries = SearchDocument.objects.filter(item_type="entry", item_id__in={e for es in links.values() for e in es})
+    if scope.language is not None:
+        entries = entries.filter(language=scope.language)
+    by_item = {document.item_id: document for document in entries}
+    best = {doc_id: (cosine, passage) for doc_id, cosine, passage in nearest}
+    for question, linked in links.items():
+        for item_id in linked:
+            document = by_item.get(item_id)
+            if document is not None and best.get(document.pk, (-1.0, None))[0] < asked[question]:
+                documents.setdefault(document.pk, document)
+                best[document.pk] = (asked[question], best.get(document.pk, (0.0, None))[1])
+    return sorted(
+        ((doc_id, cosine, passage) for doc_id, (cosine, passage) in best.items()), key=lambda item: (-item[1], item[0])
+    )
 
 
 def _with_fixes(query: str, fixes) -> str:

@@ -130,3 +130,24 @@ def test_the_real_model_is_confident_about_a_real_answer(real):
     assert results.confident is True and results.cutoff >= service.CONFIDENT - service.BAND
     assert "Storms" in [hit.title for hit in results.hits[:3]]
     assert results.total < len(RULES)
+
+
+def test_a_faq_question_is_a_way_into_the_rule_it_is_linked_to(fake, monkeypatch):
+    """A player's words close to a FAQ question lead to the entry the question is
+    linked to, even when the entry's own words are far from them."""
+    from tests.factories import make_question
+
+    monkeypatch.setattr(service, "CONFIDENT", 0.0)
+    game = make_game(slug="linked")
+    for title, body in RULES.items():
+        make_entry(game=game, language="en", title=title, body=body)
+    barter = make_entry(game=game, language="en", title="Barter", body="Goods change hands only by mutual consent.")
+    question = "may I swap goods with someone while it is not my turn?"
+    faq = make_question(game=game, language="en", question="Can I swap goods when it is not my turn?",
+                        answer="Yes.")  # fmt: skip
+    semantic.refresh()
+    unlinked = [hit.title for hit in search(question, game="linked", reader_language="en").hits]
+    faq.related_entries.set([barter])
+    linked = [hit.title for hit in search(question, game="linked", reader_language="en").hits]
+    before = unlinked.index("Barter") if "Barter" in unlinked else len(unlinked)
+    assert "Barter" in linked[:3] and linked.index("Barter") < before
