@@ -164,7 +164,14 @@ def search(
         key = (query, game, language, type, reader, limit, correct, translation.get_language())
         return _asked.run(key, lambda: _answer_in_lane(results, reading, scope, language, reader, limit, correct))
     if number is None:
-        return _term(results, query, scope, language, reader, reading, limit, correct)
+        _term(results, query, scope, language, reader, reading, limit, correct)
+        if results.total or not semantic.enabled() or not reading.words:
+            return results
+        # Words that match nothing, even corrected ("two player rules" in a game whose
+        # rules are German): what they mean may still be there, answered as a question.
+        results = SearchResults(query, kind="question")
+        key = (query, game, language, type, reader, limit, correct, translation.get_language())
+        return _asked.run(key, lambda: _answer_in_lane(results, reading, scope, language, reader, limit, correct))
     # "rule 10": the rules numbered 10, and those that had 10 until a release renumbered
     # them, lead the words' results; "rule" is no misspelling ("Did you mean rules 10?").
     leading, formers = numbers.documents(number, scope)

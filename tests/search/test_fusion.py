@@ -83,3 +83,14 @@ class TestAcrossLanguages:
         settings.RULESITE_SEMANTIC = "off"
         results = search("Ablagestapel voll?", game="nachtwache", reader_language="de")
         assert results.hits[0].title == "Ablagestapel"
+
+    def test_a_term_in_another_language_that_matches_no_word_is_answered_by_meaning(self, nachtwache):
+        """ "victory points" is in none of the German texts: the term path finds nothing,
+        and what the words mean still finds "Siegpunkte"."""
+        results = search("victory points", game="nachtwache", reader_language="en")
+        assert results.kind == "question" and results.hits
+        assert "Siegpunkte" in [hit.title for hit in results.hits[:3]]
+
+    def test_a_term_that_matches_keeps_the_term_path(self, nachtwache):
+        results = search("Handlimit", game="nachtwache", reader_language="en")
+        assert results.kind == "term" and [hit.title for hit in results.hits] == ["Handlimit"]
