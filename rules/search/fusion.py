@@ -34,8 +34,6 @@ Decisions:
   German entry, with its English translation first."
 """
 
-from django.db.models import Q
-
 from ..content.querysets import Status
 
 K = 60
@@ -86,18 +84,17 @@ def translations_first(ranked: list[tuple], reader: str | None) -> list[tuple]:
     ]
     if not foreign:
         return ranked
-    # One query: the foreign entries' keys and the reader's published versions sharing them.
-    wanted = set(foreign)
-    rows = Entry.objects.filter(
-        Q(pk__in=foreign) | Q(language=reader, status=Status.PUBLISHED),
-        translation_key__in=Entry.objects.filter(pk__in=foreign).values("translation_key"),
-    ).values_list("pk", "translation_key", "language", "status")
-    keys, versions = {}, {}
-    for pk, key, language, status in rows:
-        if pk in wanted:
-            keys[pk] = key
-        if language == reader and status == Status.PUBLISHED:
-            versions[key] = pk
+    # Two lookups by index: the foreign entries' keys, then the reader's published
+    # versions sharing them. (One query with "pk in … or (language, status)" made SQLite
+    # and PostgreSQL read every published entry of the reader's language: 24 ms a
+    # question at 50,000 entries.)
+    keys = dict(Entry.objects.filter(pk__in=foreign).values_list("pk", "translation_key"))
+    versions = {
+        key: pk
+        for pk, key in Entry.objects.filter(
+            translation_key__in=set(keys.values()), language=reader, status=Status.PUBLISHED
+        ).values_list("pk", "translation_key")
+    }
     if not versions:
         return ranked
     documents = {
