@@ -1,6 +1,9 @@
 """The search service: query → ranked, highlighted hits (see the package docstring).
 
-How a query runs:
+A query is a rule number ("rule 10", "601.2a": ``numbers``, those rules first, then as a
+term), a question (``questions``: ``_answer``, BM25 fused with the meaning, then the
+likely answers only, ``_likely``) or a term. How a term runs (a term whose words match
+nothing at all is then answered as a question, by meaning):
 
 1. Its words become groups of index terms (``normalize``): each word stemmed in the
    language searched (or in every content language, when none is chosen), then folded.
