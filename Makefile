@@ -8,7 +8,7 @@ EXTRAS ?= test,semantic
 comma := ,
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: install run test api-contract superuser messages compilemessages demo migrations-check lint clean
+.PHONY: install run test api-contract superuser messages compilemessages demo migrations-check lint docs clean
 
 install: $(STAMP)
 
@@ -42,10 +42,12 @@ superuser: install
 	DJANGO_DEBUG=1 $(BIN)/python manage.py createsuperuser
 
 # On every core (pytest-xdist; tests that start servers take free ports, each worker
-# has its own test database); `make test PYTEST_WORKERS=0` runs in one process.
+# has its own test database). A module's tests stay in one worker (--dist loadscope):
+# module-scoped servers (the cluster, S3) start once, and tests that build on each
+# other's rows keep their order. `make test PYTEST_WORKERS=0` runs in one process.
 PYTEST_WORKERS ?= auto
 test: install
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadscope
 
 # The API against its OpenAPI schema: schemathesis on a live gunicorn, demo content.
 api-contract: install
@@ -57,6 +59,12 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 
+# The manual (docs/, Markdown through Sphinx and MyST) as HTML in docs/_build/html;
+# any warning (a broken reference, a page in no table of contents) fails it, as in CI.
+docs: install
+	$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+	@echo "the manual: docs/_build/html/index.html"
+
 migrations-check: install
 	DJANGO_DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
 
@@ -65,4 +73,4 @@ messages: install
 	DJANGO_DEBUG=1 $(BIN)/python manage.py makemessages -l de -l pl -l nl -l en --no-location --ignore=.venv --ignore=staticfiles
 
 clean:
-	rm -rf $(VENV) staticfiles db.sqlite3
+	rm -rf $(VENV) staticfiles db.sqlite3 docs/_build

@@ -67,7 +67,8 @@ def main() -> None:
         add_markup(Game.objects.get(slug="bench"))
 
     from rules.builds.models import BuiltFile
-    from rules.builds.tasks import build_file, storage
+    from rules.builds.storage import storage
+    from rules.builds.tasks import build_file
 
     # What the view makes on the first request for the PDF (the reader sees "being prepared").
     file = BuiltFile.objects.for_request(

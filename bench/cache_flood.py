@@ -3,7 +3,7 @@
     .venv/bin/python bench/cache_flood.py [--requests 400] [--redis-port 6390]
 
 Builds the site as bench/serve.py does, starts its own redis-server on a free loopback
-port (no persistence, ``maxmemory 256mb``, ``allkeys-lru``: the README's advice) and
+port (no persistence, ``maxmemory 256mb``, ``allkeys-lru``: the manual's advice) and
 gunicorn with ``DJANGO_CACHE_URL`` pointing at it, then sends --requests requests of
 each kind a client can vary freely, and prints Redis's memory and keys after each:
 

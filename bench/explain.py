@@ -8,7 +8,7 @@ Builds the same content as bench/serve.py (demo content plus a generated glossar
 then requests each page the benchmark loads through Django's test client with caching
 off, records every SQL statement it runs, and prints ``EXPLAIN`` (``EXPLAIN ANALYZE``
 with --analyze) for each one. On PostgreSQL, a small table may still be read with a
-sequential scan when that is cheaper; the figures in README ("Speed and caching") are
+sequential scan when that is cheaper; the figures in the manual ("Speed and caching") are
 from this script.
 """
 

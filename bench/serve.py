@@ -3,6 +3,7 @@
     .venv/bin/python bench/serve.py [--entries 619] [--duration 10] [--warmup 2]
         [--database-url URL] [--also-cache-url redis://127.0.0.1:6379/0]
         [--only static,entry,game,api-list,api-search] [--keep] [--encoding gzip|identity]
+        [--replica-url postgres://…@replica/db]
 
 Builds a fresh database (a SQLite file in a temporary directory, or the empty database
 at --database-url, e.g. PostgreSQL): migrations, the demo content (``load_demo``), and a
@@ -15,7 +16,10 @@ Then it starts gunicorn with the repository's gunicorn.conf.py (2 gthread worker
 threads by default; ``WEB_CONCURRENCY`` and ``GUNICORN_THREADS`` change them) on
 127.0.0.1, with production settings (DEBUG off)
 once per cache set-up: the default per-process LocMemCache, caching off
-(``DJANGO_CACHE_URL=dummy://``), and each --also-cache-url. In each server run, after a
+(``DJANGO_CACHE_URL=dummy://``), and each --also-cache-url; with --replica-url (a
+streaming replica of --database-url's database, waited for until it has replayed the
+fill), the first two again with ``DATABASE_REPLICA_URL`` set, so readers' requests read
+the replica (rulesite/replicas.py). In each server run, after a
 short warm-up per URL (2 s of the same load, so both workers' caches are filled),
 ``wrk -t1 -c8 -d10s --timeout=30s --latency`` (one thread, 8 connections kept busy for
 10 s; a response is awaited up to 30 s, where wrk's default of 2 s would drop the slow
@@ -147,6 +151,7 @@ class ServerRun:
     label: str
     cache_url: str | None  # None: the default per-process LocMemCache
     caching: str  # "on" | "off": which targets apply
+    replica_url: str | None = None  # DATABASE_REPLICA_URL of the run (--replica-url)
 
 
 @dataclass
@@ -193,6 +198,12 @@ def main() -> int:
                 for url in args.also_cache_url
             ),
         ]
+        if args.replica_url:  # the same two again, reading from the replica
+            wait_for_replica(args.database_url, args.replica_url)
+            runs += [
+                ServerRun("LocMemCache + replica", None, "on", args.replica_url),
+                ServerRun("dummy:// + replica", "dummy://", "off", args.replica_url),
+            ]
         results: dict[str, dict[str, Measurement]] = {}
         for run in runs:
             results[run.label] = load_server(run, site, args, gunicorn, workdir)
@@ -219,6 +230,11 @@ def parse_args() -> argparse.Namespace:
         metavar="URL",
         help="one more server run with this DJANGO_CACHE_URL (repeatable)",
     )
+    parser.add_argument(
+        "--replica-url",
+        help="a streaming replica of --database-url's database: two more server runs (cache on, off) "
+        "with DATABASE_REPLICA_URL set, readers' requests reading it, in the same run",
+    )
     parser.add_argument("--only", help=f"comma-separated pages to load, of: {','.join(PAGES)}")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     parser.add_argument(
@@ -237,6 +253,8 @@ def parse_args() -> argparse.Namespace:
             parser.error(f"unknown page(s) {', '.join(sorted(unknown))}; use {','.join(PAGES)}")
     if args.entries < 10:
         parser.error("--entries must be at least 10")
+    if args.replica_url and not (args.database_url or "").startswith(("postgres://", "postgresql://")):
+        parser.error("--replica-url needs --database-url=postgres://… (the primary it replicates)")
     return args
 
 
@@ -449,11 +467,15 @@ def load_server(
     env = dict(site.env)
     env.update(DJANGO_DEBUG="0", DJANGO_SECURE_SSL_REDIRECT="0", DJANGO_SECURE_COOKIES="0")
     env.pop("DJANGO_CACHE_URL", None)
+    env.pop("DATABASE_REPLICA_URL", None)
     if run.cache_url:
         env["DJANGO_CACHE_URL"] = run.cache_url
+    if run.replica_url:
+        env["DATABASE_REPLICA_URL"] = run.replica_url
     log = workdir / f"gunicorn-{len(list(workdir.glob('gunicorn-*.log')))}.log"
     cache = run.cache_url or "unset (per-process LocMemCache)"
-    print(f"\nserver run: DJANGO_CACHE_URL {cache}; gunicorn, {server_shape(env)} ({log.name})")
+    replica = f"; DATABASE_REPLICA_URL {run.replica_url}" if run.replica_url else ""
+    print(f"\nserver run: DJANGO_CACHE_URL {cache}{replica}; gunicorn, {server_shape(env)} ({log.name})")
     # The static file once more at the end: the baseline is the mean of both, and the two
     # show whether the machine's speed drifted during the run (other work on it).
     pages = [*args.pages, STATIC_AGAIN] if "static" in args.pages else list(args.pages)
@@ -477,6 +499,21 @@ def load_server(
         for line, count in server_errors(log).most_common(3):
             print(f"  server log, {count}×: {line}")
     return measurements
+
+
+def wait_for_replica(primary_url: str, replica_url: str, seconds: float = 120) -> None:
+    """Until the replica has replayed everything the primary wrote (the site just built)."""
+    import psycopg
+
+    with psycopg.connect(primary_url, autocommit=True) as primary:
+        written = primary.execute("SELECT pg_current_wal_lsn()").fetchone()[0]
+    deadline = time.monotonic() + seconds
+    with psycopg.connect(replica_url, autocommit=True) as replica:
+        while not replica.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", [str(written)]).fetchone()[0]:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"the replica did not catch up within {seconds} s")
+            time.sleep(0.5)
+    print(f"replica caught up with the primary ({written})")
 
 
 def load_average() -> str:

@@ -1,6 +1,6 @@
 """The models of the rules app, where Django looks for them.
 
-Each is defined with what it belongs to (README, "Architecture"): the content model and
+Each is defined with what it belongs to (the manual, "Architecture"): the content model and
 its change journal in ``rules.content``, the search index in ``rules.search``, the files
 built for readers in ``rules.builds``, the moderators' import jobs in ``rules.jobs``
 and players' suggestions in ``rules.moderation``. Code inside ``rules`` imports them

@@ -44,6 +44,11 @@ PAGE_VIEWS = "-"  # the media type of a page, a feed, a sitemap: one representat
 class Representation:
     params: tuple[str, ...]  # the query parameters the view reads, in a fixed order
     media: str  # what the API negotiated, or PAGE_VIEWS
+    # The answer depends on semantic search's vectors, which the worker makes after the
+    # content: keyed by the vectors' token too (``rules.content.version``), so what the
+    # worker embedded shows on the next request. A page view says so with
+    # ``public_page(..., reads_vectors=True)``, an API view class with ``reads_vectors = True``.
+    vectors: bool = False
 
 
 def describe(request) -> Representation | None:
@@ -56,7 +61,7 @@ def describe(request) -> Representation | None:
     view = match.func
     params = getattr(view, "public_params", None)
     if params is not None:  # in the order the view declares them (its links' order)
-        return Representation(tuple(params), PAGE_VIEWS)
+        return Representation(tuple(params), PAGE_VIEWS, getattr(view, "reads_vectors", False))
     view_class = getattr(view, "cls", None)
     if view_class is None or not issubclass(view_class, APIView):
         return None
@@ -64,7 +69,8 @@ def describe(request) -> Representation | None:
     if params is None:
         return None
     media = _negotiated(view_class, request)
-    return None if media is None else Representation(params, media)
+    vectors = getattr(view_class, "reads_vectors", False)
+    return None if media is None else Representation(params, media, vectors)
 
 
 def canonical_query(request, params: tuple[str, ...]) -> str:
@@ -74,11 +80,13 @@ def canonical_query(request, params: tuple[str, ...]) -> str:
     return urlencode([(name, value) for name in params for value in request.GET.getlist(name)])
 
 
-def key(request, representation: Representation, token: int) -> str:
+def key(request, representation: Representation, token: int, vectors: int = 0) -> str:
     encoding = "gzip" if accepts_gzip(request) else "identity"
     where = f"{request.scheme}://{request.get_host()}{request.path}?{request.META.get('QUERY_STRING', '')}"
     digest = hashlib.blake2b(where.encode(), digest_size=16).hexdigest()
     language = translation.get_language()
+    if representation.vectors:  # the vectors' token too: an answer made before an embedding is not used after
+        token = f"{token}.{vectors}"
     return f"response:{token}:{language}:{representation.media}:{encoding}:{digest}"
 
 

@@ -16,7 +16,8 @@ What is never cached, and why:
   session cookie that names no signed-in user is a reader's request like any other.
 - **The admin** (``/admin/``), a view that declares nothing (``rules.pages.http``), and
   anything that is not a plain 200 (errors, redirects, 304s), that sets a cookie, that
-  varies by cookie, or that says ``private`` or ``no-store`` itself.
+  varies by cookie, or that says ``private``, ``no-store`` or ``no-cache`` itself (the
+  service worker: it changes with a deploy, not with content).
 - So nothing a draft contains can enter the cache: anonymous requests only ever see
   ``published()`` content, and everything else passes by.
 
@@ -25,7 +26,7 @@ body a client that takes gzip gets is compressed already), and not at all when e
 that is over, nor more than
 ``RESPONSE_CACHE_MAX_VARIANTS`` variants of one path per content version; every entry
 has a timeout (``RESPONSE_CACHE_SECONDS``); with Redis, give the server a
-``maxmemory`` and an eviction policy (README, "Speed and caching").
+``maxmemory`` and an eviction policy (the manual, "Speed and caching").
 
 Clients that accept gzip get the response compressed, once, when it is rendered
 (``rulesite.compression``, just inside this middleware): the key holds the encoding.
@@ -52,6 +53,7 @@ from django.utils.cache import has_vary_header, patch_cache_control, set_respons
 from django.utils.http import http_date
 
 from rules.content import version as content_version
+from rules.shared.cache_errors import CACHE_ERRORS, cache_down
 
 from . import cache_key
 from .visitors import is_signed_in
@@ -113,9 +115,15 @@ class PublicResponseCacheMiddleware:
                 request.META["QUERY_STRING"] = query
                 request.__dict__.pop("GET", None)
         version = request.content_version = content_version.current()
-        key = cache_key.key(request, representation, version.token) if self.storing and representation else None
+        key = None
+        if self.storing and representation:
+            key = cache_key.key(request, representation, version.token, version.vectors)
         if key is not None:
-            cached = self.cache.get(key)
+            try:
+                cached = self.cache.get(key)
+            except CACHE_ERRORS as error:  # Redis down: rendered, not stored (rules.shared.cache_errors)
+                cache_down(error, "serving pages")
+                cached, key = None, None
             if cached is not None:
                 return restored(cached)
 
@@ -129,8 +137,11 @@ class PublicResponseCacheMiddleware:
             patch_cache_control(response, public=True, max_age=0, s_maxage=self.cdn_max_age)
         if key is not None and request.method == "GET":
             value = stored(response, self.max_bytes)
-            if value is not None and self.may_store(request, version.token):
-                self.cache.set(key, value, self.timeout)
+            try:
+                if value is not None and self.may_store(request, version.token):
+                    self.cache.set(key, value, self.timeout)
+            except CACHE_ERRORS as error:
+                cache_down(error, "serving pages")
         return response
 
     def may_store(self, request, token: int) -> bool:
@@ -153,4 +164,6 @@ class PublicResponseCacheMiddleware:
         if has_vary_header(response, "Cookie"):
             return False
         cache_control = response.get("Cache-Control", "")
-        return "private" not in cache_control and "no-store" not in cache_control
+        # no-cache: the view's answer must be asked for every time (the service worker,
+        # which changes with a deploy rather than with content: rules.pages.offline).
+        return not any(word in cache_control for word in ("private", "no-store", "no-cache"))

@@ -7,6 +7,7 @@ from django.urls import include, path
 from django.views.generic import TemplateView
 
 from rules.pages.http import public_page
+from rules.pages.offline import service_worker
 from rules.pages.sitemaps import GamePageSitemap, HomeSitemap, entry_sitemap, sitemap_index
 
 # The sections of the pages' sitemap (see rules.pages.sitemaps). The FAQ pages are faq's, so
@@ -26,6 +27,8 @@ urlpatterns = [
     path("sitemap.xml", sitemap_index, name="sitemap"),
     path("sitemaps/pages.xml", public_page("p")(sitemap), {"sitemaps": SITEMAPS}, name="sitemap-pages"),
     path("sitemaps/<slug:game>/<slug:language>.xml", entry_sitemap, name="sitemap-entries"),
+    # The service worker, at the root so that it may control every page (rules.pages.offline).
+    path("sw.js", service_worker, name="service-worker"),
     path(
         "robots.txt",
         public_page()(TemplateView.as_view(template_name="robots.txt", content_type="text/plain")),

@@ -224,17 +224,19 @@ class Server:
 
 
 def start_gunicorn(
-    name: str, env: dict[str, str], log: Path, workers: int = 1, options: tuple[str, ...] = (), port: int = 0
+    name: str, env: dict[str, str], log: Path, workers: int = 1, options: tuple[str, ...] = (), port: int = 0,
+    cwd: Path = ROOT,
 ) -> "Server":
     """A gunicorn server of the site on a free loopback port (not yet waited for), with
     the repository's gunicorn.conf.py as production has it; only the address, the
-    number of workers, a quick stop (5 s) and ``options`` differ."""
+    number of workers, a quick stop (5 s) and ``options`` differ. ``cwd``: a copy of the
+    code to run instead (its own gunicorn.conf.py)."""
     port = port or free_port()
     with open(log, "wb") as output:
         process = subprocess.Popen(
-            [PYTHON, "-m", "gunicorn", "-c", str(GUNICORN_CONFIG), "rulesite.wsgi:application",
+            [PYTHON, "-m", "gunicorn", "-c", str(Path(cwd) / GUNICORN_CONFIG.name), "rulesite.wsgi:application",
              "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--graceful-timeout", "5", *options],
-            cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
+            cwd=cwd, env=env, stdout=output, stderr=subprocess.STDOUT,
         )
     return Server(name, port, process, log)
 

@@ -49,7 +49,7 @@ def production_server(tmp_path):
     subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
     port = _free_port()
     server = subprocess.Popen(
-        # The README's command, run from the repository root: gunicorn.conf.py is read from there.
+        # The manual's command, run from the repository root: gunicorn.conf.py is read from there.
         [python, "-m", "gunicorn", "rulesite.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
         cwd=ROOT,
         env=env,
@@ -106,7 +106,7 @@ def _request_line_status(base: str, length: int) -> tuple[int, str]:
 
 def test_the_request_line_limit_is_the_documented_8190_bytes(production_server):
     """gunicorn.conf.py's limit_request_line: a lookup of 49 long terms (8190 bytes) reaches
-    the API; one byte more is gunicorn's 414, before the site (README, "Settings")."""
+    the API; one byte more is gunicorn's 414, before the site (the manual, "Settings")."""
     base, _env = production_server
     assert _request_line_status(base, 8190) == (200, "application/json")
     status, content_type = _request_line_status(base, 8191)

@@ -86,15 +86,16 @@ def test_the_work_limit_holds():
     ],
     ids=["word", "two-words", "lines", "known-word", "one-token"],
 )
-def test_a_50000_character_proposal_is_diffed_within_a_second(proposal):
+def test_a_50000_character_proposal_is_diffed_in_linear_time(proposal):
     """The suggestion form's worst case: its largest proposal against a real entry
-    (difflib took over 300 s for the first). CPU time, with a wide margin: an ordinary
-    machine needs about a tenth of it."""
+    (difflib took over 300 s for the first). A guard against a super-linear diff coming
+    back, with a wide margin (CPU time, 3 s: this machine needs 0.1-0.2 s alone, up to a
+    second with every core busy); bench/worst_case.py measures the real figure."""
     body = (DEMO / "marvel-champions-de-du-dein.txt").read_text()
     for original, corrected in ((body, proposal), (proposal, body), (proposal, proposal[::-1] + "z")):
         started = time.process_time()
         html = word_diff_html(original, corrected, context=12)
-        assert time.process_time() - started < 1.0
+        assert time.process_time() - started < 3.0
         assert "<del>" in html or "<ins>" in html
 
 

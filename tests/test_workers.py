@@ -87,6 +87,10 @@ def test_a_sitemap_is_built_while_a_long_import_runs_and_both_complete(tmp_path)
             )[0][0]  # fmt: skip
             assert entries == IMPORTED_ENTRIES
 
+            # Each queue's worker (the project's db_worker) says it is alive (rules.jobs.heartbeat).
+            beats = db.execute([("SELECT worker_id FROM rules_workerbeat", ())])
+            assert sorted(worker.split("-")[0] for (worker,) in beats) == ["default", "embeddings", "imports"]
+
             workers.send_signal(signal.SIGTERM)
             assert workers.wait(timeout=60) == 0, tail(log)
             assert "db_worker --queue-name imports" in log.read_text()

@@ -6,9 +6,18 @@ offset, so nothing is skipped or repeated while the site changes). A client keep
 response's ``cursor`` and asks again with it; ``next`` is null when it has everything
 up to now. A cursor older than what is kept (``manage.py prune_changes``) answers
 ``410 Gone``: the client starts again from a full copy.
+
+``?game=<slug>&language=<code>`` narrow it to what a bulk file of that game and language
+holds (``rules.api.bulk`` reads its cursor the same way): a client keeping one game, such
+as a browser's saved copy for reading offline (``static/js/offline.js``), reads only its
+changes. A game's own rows have no language, so they pass any ``language``; a game's
+rename also shows under its old slug, so a client following the old one learns the new.
 """
 
-from django.db.models import Max
+from urllib.parse import quote
+
+from django import forms
+from django.db.models import Max, Q
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
@@ -18,7 +27,9 @@ from rest_framework.viewsets import ViewSet
 
 from rules.content.journal import KEEP_DAYS
 from rules.derived.models import FeedHorizon, FeedKind, PublicChange
+from rules.shared.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
 
+from . import filters
 from .pagination import number_param
 from .schema import ErrorSerializer
 from .serializers import links, timestamp
@@ -77,7 +88,7 @@ class ChangeFeedViewSet(APIv1Settings, ViewSet):
 
     pagination_class = None
     filter_backends: list = []
-    query_params = {"list": ("since", "limit")}  # what the response cache keys by (rules.pages.http)
+    query_params = {"list": ("since", "limit", "game", "language")}  # what the response cache keys by
 
     @extend_schema(
         summary="Changes since a cursor (keep a mirror in sync)",
@@ -85,7 +96,8 @@ class ChangeFeedViewSet(APIv1Settings, ViewSet):
         "(`created`), whose JSON changed, embedded data included (`updated`), or that stopped being public "
         "(`deleted`). Drafts never appear. Keep `cursor` and ask again with `?since=<cursor>`; `next` is null "
         f"when you are up to date. Changes are kept {KEEP_DAYS} days: an older cursor answers 410, and the "
-        "client starts again from a full copy. The cheap way to stay in sync: one request per poll.",
+        "client starts again from a full copy. The cheap way to stay in sync: one request per poll. "
+        "`game` and `language` narrow it to what one game's bulk file holds.",
         parameters=[
             OpenApiParameter(
                 "since", {"type": "integer", "minimum": 0}, description="The cursor of the last change you have (0 or "
@@ -94,6 +106,16 @@ class ChangeFeedViewSet(APIv1Settings, ViewSet):
             OpenApiParameter(
                 "limit", {"type": "integer", "minimum": 1},
                 description=f"Changes per page, default {DEFAULT_LIMIT}; more than {MAX_LIMIT} gives {MAX_LIMIT}.",
+            ),
+            OpenApiParameter(
+                "game", {"type": "string", "minLength": 1, "maxLength": 100},
+                description="Only changes of this game (its slug), as the bulk file of a game holds them; a "
+                "rename of the game also shows under its old slug.",
+            ),
+            OpenApiParameter(
+                "language", {"type": "string", "enum": CONTENT_LANGUAGE_CODES},
+                description="Only changes of items in this content language, and of games (which have none). "
+                "With `game`: exactly what that game's bulk file of this language holds.",
             ),
         ],  # fmt: skip
         responses={
@@ -107,6 +129,7 @@ class ChangeFeedViewSet(APIv1Settings, ViewSet):
     def list(self, request):
         since = number_param(request, "since", 0, minimum=0)
         limit = number_param(request, "limit", DEFAULT_LIMIT, maximum=MAX_LIMIT)
+        game, language = scope(request)
         horizon = FeedHorizon.current()
         if since < horizon:
             raise Gone(
@@ -119,7 +142,8 @@ class ChangeFeedViewSet(APIv1Settings, ViewSet):
             raise ValidationError(
                 {"since": ["This cursor is beyond the newest change: take it from a response of this feed."]}
             )
-        rows = list(PublicChange.objects.filter(id__gt=since).order_by("id").values_list(*FIELDS)[: limit + 1])
+        changes = narrowed(PublicChange.objects.filter(id__gt=since), game, language)
+        rows = list(changes.order_by("id").values_list(*FIELDS)[: limit + 1])
         more = len(rows) > limit
         rows = rows[:limit]
         urls = links({"request": request})
@@ -127,10 +151,52 @@ class ChangeFeedViewSet(APIv1Settings, ViewSet):
         cursor = rows[-1][0] if rows else since
         following = None
         if more:
-            following = request.build_absolute_uri(f"{request.path}?since={cursor}")
-            if "limit" in request.query_params:
-                following += f"&limit={limit}"
+            following = request.build_absolute_uri(f"{request.path}?{next_query(request, cursor, limit)}")
         return Response({"cursor": cursor, "next": following, "results": results})
+
+
+class ScopeForm(forms.Form):
+    """``game`` and ``language``, read as every filter of the API reads them: an empty
+    value, a NUL byte or an unknown language is a 400 naming the parameter."""
+
+    game = filters.TextField(required=False, max_length=100)
+    language = forms.ChoiceField(required=False, choices=CONTENT_LANGUAGES)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["language"].error_messages["invalid_choice"] = filters.one_of(CONTENT_LANGUAGE_CODES)
+
+    def clean_language(self):
+        if self.data.get("language") == "":
+            raise forms.ValidationError(filters.EMPTY_VALUE)
+        return self.cleaned_data["language"]
+
+
+def scope(request) -> tuple[str | None, str | None]:
+    """The ``game`` and ``language`` asked for (None: not narrowed)."""
+    form = ScopeForm(request.query_params)
+    if not form.is_valid():
+        raise ValidationError({name: list(messages) for name, messages in form.errors.items()})
+    return form.cleaned_data["game"] or None, form.cleaned_data["language"] or None
+
+
+def narrowed(changes, game: str | None, language: str | None):
+    """The changes of one game and/or language, as ``rules.api.bulk`` scopes a file."""
+    if game is not None:
+        changes = changes.filter(Q(game_slug=game) | Q(kind=FeedKind.GAME, old_slug=game))
+    if language is not None:
+        changes = changes.filter(language__in=[language, ""])
+    return changes
+
+
+def next_query(request, cursor: int, limit: int) -> str:
+    query = f"since={cursor}"
+    if "limit" in request.query_params:
+        query += f"&limit={limit}"
+    for name in ("game", "language"):
+        if name in request.query_params:
+            query += f"&{name}={quote(request.query_params[name])}"
+    return query
 
 
 def item(row: tuple, urls) -> dict:

@@ -402,6 +402,8 @@ class SearchViewSet(APIv1Settings, ViewSet):
 
     pagination_class = SearchPagination
     filter_backends: list = []
+    # Answers depend on semantic search's vectors: cached under their token too (rulesite.cache_key).
+    reads_vectors = True
     # What each action reads (the response cache keys by exactly these: rules.pages.http).
     query_params = {
         "list": tuple(SearchParameters._declared_fields),

@@ -26,6 +26,8 @@ from rest_framework.throttling import AnonRateThrottle
 
 from rulesite.client_ip import client_ip
 
+from ..shared.cache_errors import CACHE_ERRORS, cache_down
+
 
 class APIRateThrottle(AnonRateThrottle):
     scope = "api"
@@ -41,6 +43,13 @@ class APIRateThrottle(AnonRateThrottle):
                 return str(ip.ipv4_mapped)
             return str(ipaddress.ip_network(f"{ip}/64", strict=False))
         return str(ip)
+
+    def allow_request(self, request, view):
+        try:
+            return super().allow_request(request, view)
+        except CACHE_ERRORS as error:  # the counts are on a cache that is down: none to keep
+            cache_down(error, "the API's rate is not counted")
+            return True
 
     def get_rate(self):
         # From settings, not from DRF's THROTTLE_RATES (read once, when DRF is imported).

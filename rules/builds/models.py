@@ -60,6 +60,10 @@ class BuiltFile(models.Model):
     # to this cursor (rules.api.bulk).
     cursor = models.BigIntegerField(null=True, blank=True)
     error = models.TextField(blank=True)  # the last build's failure, for the logs and admins
+    # Since when a file its record said was stored has been missing from the storage
+    # (``tasks.found_missing``); cleared when it is built again. The admin's front page
+    # warns about files missing for more than a few minutes (no worker making them).
+    missing_since = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = BuiltFileQuerySet.as_manager()

@@ -11,11 +11,19 @@
   files alone.
 - **Not there yet**: a 503 "being prepared" page in the reader's language with
   ``Retry-After``, which reloads itself; never a 500 and never a wait.
+- **Lost**: a file its record says is stored but the storage lacks (deleted, a storage
+  switched) is the same 503, logged, and built again (``tasks.found_missing``).
+- **From the storage**: the bytes are streamed from ``STORAGES["builtfiles"]``
+  (``rules.builds.storage``: a directory or S3, a ranged read either way), or, with
+  ``DJANGO_BUILT_FILES_REDIRECT=1`` and S3, the reader is sent there (a 302 to a
+  presigned URL, with the type, disposition and encoding a node would send).
 """
 
+import logging
 import re
 
-from django.http import HttpResponse, StreamingHttpResponse
+from django.conf import settings
+from django.http import HttpResponse, HttpResponseRedirect, StreamingHttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import http_date
@@ -24,7 +32,10 @@ from rulesite.compression import accepts_gzip
 
 from .kinds import KINDS
 from .models import BuiltFile
-from .tasks import request_build, storage
+from .storage import STORAGE_ERRORS, open_part, presigned_url
+from .tasks import found_missing, request_build
+
+logger = logging.getLogger(__name__)
 
 RETRY_AFTER = 5  # seconds: a glossary's booklet is usually ready by then
 CHUNK = 64 * 1024
@@ -40,16 +51,18 @@ def serve(request, file: BuiltFile, token: int, *, download: bool = False, prepa
         request_build(file, token)
     if not file.is_stored or file.withdrawn:
         return not_yet(request)
+    kind = KINDS[file.kind]
+    if settings.BUILT_FILES_REDIRECT and request.method in ("GET", "HEAD"):
+        redirect = _redirect(request, file, kind, download)
+        if redirect is not None:
+            return redirect
     opened = _open(file, request)
     if opened is None:
         return not_yet(request)
-    (name, size, digest), handle = opened
-    kind = KINDS[file.kind]
+    (name, size, digest), start, end, handle = opened
     compressed = name == file.gzip_name
     etag = f'"{digest[:32]}"'
-    start, end = _range(request, size, etag)
     if start is None and end is not None:  # unsatisfiable
-        handle.close()
         response = HttpResponse(status=416)
         response["Content-Range"] = f"bytes */{size}"
         return response
@@ -62,7 +75,7 @@ def serve(request, file: BuiltFile, token: int, *, download: bool = False, prepa
         handle.close()
         response = HttpResponse(status=status)
     else:
-        response = StreamingHttpResponse(_chunks(handle, start, length), status=status)
+        response = StreamingHttpResponse(_chunks(handle, length), status=status)
     response["Content-Type"] = kind.content_type
     response["Content-Length"] = str(length)
     if status == 206:
@@ -74,10 +87,38 @@ def serve(request, file: BuiltFile, token: int, *, download: bool = False, prepa
         response["Content-Encoding"] = "gzip"
     if file.gzip_name:
         patch_vary_headers(response, ("Accept-Encoding",))
-    disposition = "attachment" if download else "inline"
-    if kind.extension != "html":
-        response["Content-Disposition"] = f'{disposition}; filename="{kind.filename(file)}"'
+    disposition = _disposition(file, kind, download)
+    if disposition:
+        response["Content-Disposition"] = disposition
     patch_cache_control(response, public=True, max_age=0)
+    return response
+
+
+def _disposition(file: BuiltFile, kind, download: bool) -> str:
+    if kind.extension == "html":
+        return ""
+    return f'{"attachment" if download else "inline"}; filename="{kind.filename(file)}"'
+
+
+def _redirect(request, file: BuiltFile, kind, download: bool) -> HttpResponse | None:
+    """A 302 to the bytes on the storage itself (``DJANGO_BUILT_FILES_REDIRECT``: S3's
+    presigned URL, with the type, disposition and encoding a node would send); None where
+    the storage has no such address. Never stored (the URL expires); a range or an
+    ``If-None-Match`` is the storage's to answer."""
+    compressed = bool(file.gzip_name) and accepts_gzip(request)
+    headers = {"ResponseContentType": kind.content_type, "ResponseCacheControl": "public, max-age=0"}
+    disposition = _disposition(file, kind, download)
+    if disposition:
+        headers["ResponseContentDisposition"] = disposition
+    if compressed:
+        headers["ResponseContentEncoding"] = "gzip"
+    url = presigned_url(file.gzip_name if compressed else file.name, **headers)
+    if url is None:
+        return None
+    response = HttpResponseRedirect(url)
+    if file.gzip_name:
+        patch_vary_headers(response, ("Accept-Encoding",))
+    patch_cache_control(response, no_store=True)
     return response
 
 
@@ -125,30 +166,40 @@ def _range(request, size: int, etag: str) -> tuple[int | None, int | None]:
 
 
 def _open(file: BuiltFile, request):
-    """The bytes this request is sent (the gzip copy or the file) as (name, size, sha256)
-    and an open handle, opened now: once open, the next version replacing it on disk does
-    not cut this reader off. A version replaced between reading the record and opening
-    its file is looked up again, once; None if there is still none to open."""
+    """The bytes this request is sent (the gzip copy or the file) as (name, size, sha256),
+    the range asked for (``_range``) and a handle at its start, opened now: once open,
+    the next version replacing it on the storage does not cut this reader off (None for
+    the handle when no byte is to be sent). A version replaced between reading the record
+    and opening its file is looked up again, once; a file still missing then is lost
+    (``tasks.found_missing``: built again). None if there is nothing to open."""
     for attempt in range(2):
         compressed = bool(file.gzip_name) and accepts_gzip(request)
         if compressed:
             chosen = (file.gzip_name, file.gzip_size, file.gzip_sha256)
         else:
             chosen = (file.name, file.size, file.sha256)
+        name, size, digest = chosen
+        start, end = _range(request, size, f'"{digest[:32]}"')
+        if start is None and end is not None:
+            return chosen, start, end, None
+        first, length = (0, size) if start is None else (start, end - start + 1)
         try:
-            return chosen, storage().open(chosen[0], "rb")
+            return chosen, start, end, open_part(name, first, length, size)
         except FileNotFoundError:
             if attempt:
+                found_missing(file, f"a request for {request.path}", name)
                 return None
             file.refresh_from_db()
             if not file.is_stored or file.withdrawn:
                 return None
+        except STORAGE_ERRORS as error:  # the storage cannot be reached: nothing is lost
+            logger.warning("the built files' storage failed for %s (%s: %s)", name, type(error).__name__, error)
+            return None
     return None
 
 
-def _chunks(handle, start: int, length: int):
+def _chunks(handle, length: int):
     with handle:
-        handle.seek(start)
         while length > 0:
             chunk = handle.read(min(CHUNK, length))
             if not chunk:

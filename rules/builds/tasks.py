@@ -1,6 +1,7 @@
 """Building files in the background: ``build_file`` (a task of Django's tasks API on the
-``default`` queue, whose worker runs nothing else: ``rules.jobs``) and ``request_build``
-(asks for it once per file and content version)."""
+``default`` queue, whose worker runs nothing else: ``rules.jobs``), ``request_build``
+(asks for it once per file and content version) and ``found_missing`` (a file its record
+says is stored but the storage lacks: built again)."""
 
 import gzip
 import hashlib
@@ -8,8 +9,9 @@ import logging
 import traceback
 
 from django.core.files.base import ContentFile
-from django.core.files.storage import storages
 from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Coalesce
 from django.utils import timezone, translation
 from django_tasks import task
 
@@ -18,15 +20,11 @@ from ..shared.database import brief_write, is_database_busy
 from ..shared.queues import BUILDS
 from .kinds import KINDS
 from .models import BuiltFile
+from .storage import storage
 
 logger = logging.getLogger(__name__)
 
-STORAGE = "built"
 GZIP_LEVEL = 9  # once per build, read many times
-
-
-def storage():
-    return storages[STORAGE]
 
 
 def request_build(file: BuiltFile, token: int) -> bool:
@@ -45,6 +43,38 @@ def request_build(file: BuiltFile, token: int) -> bool:
         logger.info("database busy: the build of %s is asked for by a later request", file)
         return False
     return bool(asked)
+
+
+def found_missing(file: BuiltFile, how: str, missing: str = "") -> bool:
+    """``file``'s record names bytes the storage does not hold (lost, deleted, a storage
+    switched): forget them, so readers get "being prepared" rather than an error, note
+    since when it is missing (the admin's front page warns after a few minutes) and have
+    the worker build it again. ``how`` says who found it and ``missing`` which name it
+    missed (default: the file's), for the log. Only the first to
+    find it does so (the record still names what was found missing); whether it did."""
+    try:
+        with brief_write():
+            forgotten = (
+                BuiltFile.objects.filter(pk=file.pk, name=file.name, gzip_name=file.gzip_name)
+                .exclude(name="")
+                .update(
+                    name="", size=0, sha256="", gzip_name="", gzip_size=0, gzip_sha256="",
+                    missing_since=Coalesce(F("missing_since"), timezone.now()),
+                )
+            )  # fmt: skip
+            if forgotten:
+                build_file.enqueue(file.pk)
+    except Exception as error:
+        if not is_database_busy(error):
+            raise
+        logger.info("database busy: %s, missing from the storage, is built again later", file)
+        return False
+    if forgotten:
+        logger.warning(
+            "built file %s (%s) is missing from the storage (found by %s): building it again",
+            file, missing or file.name, how,
+        )  # fmt: skip
+    return bool(forgotten)
 
 
 @task(queue_name=BUILDS)  # readers wait: never behind an import or a run of vectors
@@ -98,7 +128,8 @@ def _replace(file: BuiltFile, fields: dict, fingerprint: str, token: int) -> Non
     old = [name for name in (file.name, file.gzip_name) if name and name not in fields.values()]
     with transaction.atomic():
         BuiltFile.objects.filter(pk=file.pk).update(
-            **fields, fingerprint=fingerprint, checked_token=token, built_at=timezone.now(), error="", withdrawn=False
+            **fields, fingerprint=fingerprint, checked_token=token, built_at=timezone.now(), error="", withdrawn=False,
+            missing_since=None,
         )
         transaction.on_commit(lambda: [storage().delete(name) for name in old])
 

@@ -294,7 +294,7 @@ class Entry(models.Model):
         indexes = [
             models.Index(fields=["game", "language", "status"]),
             # The API's entry list, in its order, published entries only: a page is an
-            # index range scan, not a sort of every entry (EXPLAIN in README, "Speed").
+            # index range scan, not a sort of every entry (EXPLAIN in the manual, "Speed").
             models.Index(
                 fields=["game", "language", "order", "title", "id"],
                 condition=models.Q(status="published"),

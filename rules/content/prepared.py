@@ -47,14 +47,14 @@ class PreparedQuery:
         if len(values) != self.arity:
             raise TypeError(f"expected {self.arity} values, got {len(values)}")
         db = router.db_for_read(self.model)
-        connection = connections[db]
-        prepared = self._compiled.get(connection)
+        reading = connections[db]  # the router's choice: a replica for a reader (rulesite.replicas)
+        prepared = self._compiled.get(reading)
         if prepared is None:
-            prepared = self._compiled[connection] = self._prepare(db)
+            prepared = self._compiled[reading] = self._prepare(db)
         params = list(prepared.params)
         for slot, value in zip(prepared.slots, values, strict=True):
             params[slot] = value
-        with connection.cursor() as cursor:
+        with reading.cursor() as cursor:
             cursor.execute(prepared.sql, params)
             rows = cursor.fetchall()
         if prepared.converters:

@@ -31,12 +31,17 @@ Decisions:
   ``tests/test_response_cache.py`` writes to every watched table to check.
 - **Not a model.** The table is made by migration 0005 and read with one plain
   ``SELECT``; Django's ``flush`` (between tests) does not know it, so never empties it.
+- **Read where the content is read.** With read replicas (``rulesite.replicas``) a
+  reader's request reads content from a replica; the version is read through the same
+  router choice (``reading_alias``), so the version and the content of one response
+  come from one server, the version first: the content is then never older than the
+  version it is cached under, however far the replica lags.
 """
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from django.db import connection
+from django.db import connections, router
 
 TABLE = "rules_content_version"
 
@@ -56,28 +61,46 @@ RELEASE_TABLES = ("rules_release", "rules_releasechange")
 FAQ_TABLES = ("faq_question", "faq_question_related_entries")
 
 
+# Semantic search's vectors (rules.search.models.SearchVector): written by the worker after
+# the content, they change the version's second token, ``vectors_token`` (migration
+# 0023), never the content's: a page shows no vector, and the worker's batches would
+# otherwise empty every cached response over and over. Views whose answer the vectors
+# change (search) are cached under both (``rulesite.cache_key``: ``reads_vectors``).
+VECTOR_TABLES = ("rules_searchvector",)
+
+
 @dataclass(frozen=True)
 class Version:
     token: int
     changed_at: datetime
+    vectors: int = 0  # the vectors' token: changes with every write of semantic search's vectors
 
 
 _EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 
 
+def reading_alias() -> str:
+    """The database public content is read from now (the router's choice for content
+    models: a replica for a reader's request, else the primary)."""
+    from .models import Entry
+
+    return router.db_for_read(Entry)
+
+
 def current() -> Version:
-    """The version now (one indexed single-row read, no ORM)."""
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT token, changed_at FROM {TABLE} WHERE id = 1")  # noqa: S608
+    """The version now, as the database this request reads content from has it (one
+    indexed single-row read, no ORM)."""
+    with connections[reading_alias()].cursor() as cursor:
+        cursor.execute(f"SELECT token, changed_at, vectors_token FROM {TABLE} WHERE id = 1")  # noqa: S608
         row = cursor.fetchone()
     if row is None:  # a database whose row was removed by hand: still a valid version
         return Version(0, _EPOCH)
-    token, changed_at = row
+    token, changed_at, vectors = row
     if isinstance(changed_at, str):  # SQLite's CURRENT_TIMESTAMP: "YYYY-MM-DD HH:MM:SS", UTC
         changed_at = datetime.fromisoformat(changed_at)
     if changed_at.tzinfo is None:
         changed_at = changed_at.replace(tzinfo=UTC)
-    return Version(int(token), changed_at)
+    return Version(int(token), changed_at, int(vectors))
 
 
 def of_request(request) -> Version:
@@ -89,8 +112,11 @@ def of_request(request) -> Version:
 
 def lock_for_writing() -> None:
     """Take the version row's lock now, before locking content rows (see module docs)."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
+    from .models import Entry
+
+    writing = connections[router.db_for_write(Entry)]  # the primary: where the writer writes
+    if writing.vendor == "postgresql":
+        with writing.cursor() as cursor:
             cursor.execute(f"SELECT 1 FROM {TABLE} WHERE id = 1 FOR UPDATE")  # noqa: S608
 
 
@@ -154,6 +180,44 @@ def unwatch_sql(vendor: str, tables) -> list[str]:
             for operation in ("insert", "update", "delete"):
                 statements.append(f"DROP TRIGGER IF EXISTS {table}_content_{operation}")
     return statements
+
+
+_VECTORS_SQLITE = f"UPDATE {TABLE} SET vectors_token = random() WHERE id = 1;"
+_VECTORS_POSTGRESQL = (
+    f"UPDATE {TABLE} SET vectors_token = floor(random() * 9007199254740991)::bigint - 4503599627370495 WHERE id = 1;"
+)
+
+
+def watch_vectors_sql(vendor: str) -> list[str]:
+    """The vectors' token and the triggers that change it on every write to the vectors."""
+    statements = [f"ALTER TABLE {TABLE} ADD COLUMN vectors_token bigint NOT NULL DEFAULT 0"]
+    for table in VECTOR_TABLES:
+        if vendor == "postgresql":
+            statements += [
+                "CREATE FUNCTION rules_vectors_changed() RETURNS trigger LANGUAGE plpgsql AS $$ "
+                f"BEGIN {_VECTORS_POSTGRESQL} RETURN NULL; END $$",
+                f"CREATE TRIGGER {table}_vectors_changed BEFORE INSERT OR UPDATE OR DELETE "
+                f"ON {table} FOR EACH STATEMENT EXECUTE FUNCTION rules_vectors_changed()",
+            ]
+        else:
+            statements += [
+                f"CREATE TRIGGER {table}_vectors_{operation.lower()} AFTER {operation} ON {table} "
+                f"BEGIN {_VECTORS_SQLITE} END"
+                for operation in ("INSERT", "UPDATE", "DELETE")
+            ]
+    return statements
+
+
+def unwatch_vectors_sql(vendor: str) -> list[str]:
+    statements = []
+    for table in VECTOR_TABLES:
+        if vendor == "postgresql":
+            statements += [f"DROP TRIGGER IF EXISTS {table}_vectors_changed ON {table}",
+                           "DROP FUNCTION IF EXISTS rules_vectors_changed()"]  # fmt: skip
+        else:
+            statements += [f"DROP TRIGGER IF EXISTS {table}_vectors_{operation}" for operation in
+                           ("insert", "update", "delete")]  # fmt: skip
+    return [*statements, f"ALTER TABLE {TABLE} DROP COLUMN vectors_token"]
 
 
 def watch_again(*tables: str):

@@ -61,3 +61,20 @@ class ImportJob(models.Model):
         if self.started_at is not None and self.started_at >= self.queued_at:
             return 0.0
         return (timezone.now() - self.queued_at).total_seconds()
+
+
+class WorkerBeat(models.Model):
+    """A background worker's sign of life: ``manage.py db_worker`` (the project's, in
+    ``rules.management.commands``) writes its row every ``rules.jobs.heartbeat.BEAT``
+    seconds, so the admin's front page and ``/readyz`` can tell when no worker has been
+    seen for a while (every built file and import would then wait)."""
+
+    worker_id = models.CharField(max_length=64, unique=True)
+    host = models.CharField(max_length=255, blank=True)
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = "worker heartbeat"
+
+    def __str__(self) -> str:
+        return f"{self.worker_id} on {self.host or '?'}"

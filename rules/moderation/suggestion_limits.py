@@ -50,6 +50,8 @@ from dataclasses import dataclass
 
 from django.core.cache import cache
 
+from ..shared.cache_errors import CACHE_ERRORS, cache_down
+
 PER_ADDRESS, ADDRESS_WINDOW = 5, 10 * 60
 PER_TARGET, TARGET_WINDOW = 5, 60 * 60  # per item *and* address
 PREVIEWS, PREVIEW_WINDOW = 30, 10 * 60
@@ -86,7 +88,12 @@ def _take(counters, now: float) -> Refusal | None:
     (the later ones are then not counted)."""
     for name, window, limit in counters:
         key, left = _window(name, window, now)
-        if _incremented(key, left) > limit:
+        try:
+            count = _incremented(key, left)
+        except CACHE_ERRORS as error:  # the counts are on a cache that is down: none to keep
+            cache_down(error, "suggestions are not counted")
+            return None
+        if count > limit:
             return Refusal(max(1, math.ceil(left / 60)))
     return None
 

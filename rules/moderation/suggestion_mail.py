@@ -2,7 +2,7 @@
 
 One when it is sent (the link to its status page, the only way back to it) and one
 when a moderator decides it (accepted, rejected with the reason, a duplicate). Plain
-text, in the language the player wrote in, through Django's e-mail backend (README,
+text, in the language the player wrote in, through Django's e-mail backend (the manual,
 "Suggestions": SMTP settings; the console locally; none when no server is configured,
 and then the form asks for no address: ``mail_enabled``).
 

@@ -31,8 +31,10 @@ READ_METHODS = ("GET", "HEAD")
 ALLOWED = ", ".join((*READ_METHODS, "OPTIONS"))
 
 
-def public_page(*params: str):
-    """Declare a page view's query parameters and limit it to reading methods."""
+def public_page(*params: str, reads_vectors: bool = False):
+    """Declare a page view's query parameters and limit it to reading methods;
+    ``reads_vectors``: its answer depends on semantic search's vectors (the response
+    cache then keys it by their token too, ``rulesite.cache_key``)."""
 
     def decorate(view):
         @wraps(view)
@@ -47,6 +49,7 @@ def public_page(*params: str):
             return HttpResponseNotAllowed(READ_METHODS)
 
         page.public_params = tuple(params)
+        page.reads_vectors = reads_vectors
         return page
 
     return decorate

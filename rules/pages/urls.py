@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import feeds, releases, rulebook_views, suggestions, views
+from . import feeds, offline, releases, rulebook_views, suggestions, views
 from .http import public_page
 
 app_name = "rules"
@@ -8,6 +8,9 @@ app_name = "rules"
 urlpatterns = [
     path("", views.home, name="home"),
     path("search/", views.search, name="search"),
+    # Installable and offline (rules.pages.offline; the service worker itself is at /sw.js).
+    path("manifest.webmanifest", offline.manifest, name="manifest"),
+    path("offline/", offline.offline_page, name="offline"),
     path("games/<slug:game>/", views.game_detail, name="game"),
     path("games/<slug:game>/rules/<slug:slug>/", views.entry_detail, name="entry"),
     path("games/<slug:game>/rules/<slug:slug>/compare/<slug:language>/", views.entry_compare, name="entry-compare"),

@@ -131,7 +131,7 @@ def errata_list(request, game):
 SEARCH_PAGE_SIZE = 20
 
 
-@public_page(*SearchForm.base_fields)
+@public_page(*SearchForm.base_fields, reads_vectors=True)
 def search(request):
     """Search results: the form validates, the search service searches, the template
     renders. Pages reach every result counted (``rules.search.service``); a page past

@@ -52,7 +52,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
-from django.db import connection
+from django.db import connection, connections, router
 from rapidfuzz import fuzz, process
 from wordfreq import zipf_frequency
 
@@ -198,11 +198,13 @@ def vocabulary(language: str | None, field: str = "names", version: int | None =
     cached = _cache.get((field, language))
     if cached is not None and cached.version == version:
         return cached
-    table = connection.ops.quote_name(SearchWord._meta.db_table)
+    # Where this request reads (a replica for a reader's, rulesite.replicas), as the version.
+    reading = connections[router.db_for_read(SearchWord)]
+    table = reading.ops.quote_name(SearchWord._meta.db_table)
     where, params = "field = %s", [field]
     if language:
         where, params = where + " AND language = %s", [*params, language]
-    with connection.cursor() as cursor:
+    with reading.cursor() as cursor:
         cursor.execute(f"SELECT folded, word FROM {table} WHERE {where} ORDER BY id", params)  # noqa: S608
         rows = cursor.fetchall()
     if language:

@@ -26,7 +26,7 @@ The pieces, one concern each:
 
 A query embeds in about 16 ms (p50; p95 35 ms; once per distinct query: they are
 cached); ``nearest`` takes 0.35 ms in a game of 1,350 passages, 6.6 ms in one of 50,000
-(``bench/embed_index.py``; the README has every figure).
+(``bench/embed_index.py``; the manual has every figure).
 """
 
 from __future__ import annotations

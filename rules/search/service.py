@@ -385,7 +385,7 @@ def _answer(
 
 # A question shows the answers that are likely, at most MAX_ANSWERS; calibrated on the
 # players' questions of bench/questions (hard-dev, dev, eval-a, eval-b: 531 questions)
-# with bench/question_search.py (see the README, "Few, confident answers"):
+# with bench/question_search.py (docs/search.md, "Few, confident answers"):
 MAX_ANSWERS = 10
 # With the semantic part: the cosine of a document's passage nearest the question.
 # When no document reaches CONFIDENT (CONFIDENT_ACROSS for a document in another

@@ -16,7 +16,7 @@ under ``…`` at the end.
 Leading punctuation and spaces do not count (a quoted „Title“ sorts and files under T).
 Keys are computed when a list is read: a sort key costs about a quarter of a
 microsecond, so a 619-entry glossary sorts and groups in well under a millisecond (see
-README, "Alphabetical order"), and nothing needs storing or recomputing when ICU's
+the manual, "Alphabetical order"), and nothing needs storing or recomputing when ICU's
 version changes. Each thread builds its own collator per language once (a fraction of
 a millisecond).
 """

@@ -1,5 +1,5 @@
 """The background worker's queues, by what waits on their tasks (the design:
-``rules.jobs``; the operator's side: README, "Production", the background workers).
+``rules.jobs``; the operator's side: the manual, "Production", the background workers).
 
 Each queue has a worker process of its own (``manage.py run_workers``), so a long task in
 one never holds up the tasks of another; within a queue, tasks run one at a time, the

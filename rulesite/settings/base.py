@@ -1,6 +1,6 @@
 """Settings for rulesite, read from the environment with safe local defaults.
 
-Every deployment knob is an environment variable (see README, "Settings"):
+Every deployment knob is an environment variable (see the manual, "Settings"):
 
 - ``DATABASE_URL``: any URL dj-database-url understands; default a SQLite file in the
   project directory, so a fresh clone runs with nothing installed.
@@ -103,12 +103,18 @@ INSTALLED_APPS = [
     # Django's tasks API (the django-tasks backport of Django 6.0's) and its database
     # backend: work that must not happen in a request (TASKS below).
     "django_tasks",
-    "django_tasks_db",
+    # rules before django_tasks_db: its own db_worker (the worker's heartbeat and storage
+    # check, rules/management/commands/db_worker.py) is the one `manage.py db_worker` runs
+    # (of two apps' commands of one name, the app listed first wins).
     "rules",
+    "django_tasks_db",
     "faq",
 ]
 
 MIDDLEWARE = [
+    # /healthz and /readyz for load balancers, before everything: asked by a node's own
+    # address over plain HTTP, never redirected, cached or throttled (rulesite/health.py).
+    "rulesite.health.HealthMiddleware",
     # First: every later middleware and view sees the canonical host, never a port or
     # name a client made up (rulesite/hosts.py); a host ALLOWED_HOSTS lacks is a 400.
     "rulesite.hosts.CanonicalHostMiddleware",
@@ -117,6 +123,11 @@ MIDDLEWARE = [
     # files skip the rest of the stack.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # Which database this request reads public content from: a replica for a reader, the
+    # primary for a moderator, the admin and after any write (rulesite/replicas.py).
+    # After the sessions (a moderator is known by the session), before the response
+    # cache (which reads the content version through the router).
+    "rulesite.replicas.ReplicaMiddleware",
     # CORS before CommonMiddleware so that its headers are on every API response.
     "corsheaders.middleware.CorsMiddleware",
     # LocaleMiddleware after sessions and before CommonMiddleware: it reads the
@@ -203,6 +214,26 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
         }
     )
+# Read replicas (rulesite/replicas.py): DATABASE_REPLICA_URL, one URL or several comma
+# separated, each a streaming replica of DATABASE_URL's database. A reader's request reads
+# public content from one of them (the content version too, on the same connection);
+# writes, moderators, the admin and whatever a request reads after a write go to the
+# primary. Without it, everything reads the primary.
+DATABASE_REPLICAS = []
+for _number, _url in enumerate(env_list("DATABASE_REPLICA_URL", []), 1):
+    _alias = f"replica{_number}"
+    DATABASES[_alias] = dj_database_url.parse(
+        _url, conn_max_age=DATABASES["default"]["CONN_MAX_AGE"], conn_health_checks=True
+    )
+    # Tests read the primary through it (no second test database to keep in step).
+    DATABASES[_alias]["TEST"] = {"MIRROR": "default"}
+    DATABASE_REPLICAS.append(_alias)
+DATABASE_ROUTERS = ["rulesite.replicas.ReplicaRouter"]
+# Seconds a client that wrote (any POST: a player's suggestion) reads the primary, so the
+# page it is sent to next shows what it wrote whatever the replicas' lag.
+REPLICA_STICKY_SECONDS = int(os.environ.get("DJANGO_REPLICA_STICKY_SECONDS", "10"))
+# /readyz reports a replica further behind than this many seconds as not ready.
+REPLICA_MAX_LAG = float(os.environ.get("DJANGO_REPLICA_MAX_LAG", "30"))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 _cache_url = os.environ.get("DJANGO_CACHE_URL", "")
@@ -268,21 +299,68 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
-# Files built in the background (rules.builds: booklets, sitemaps): on the local disk
-# by default; with several app servers, a directory they share (or another storage
-# backend under STORAGES["built"]).
+# Files built in the background (rules.builds: booklets, PDFs, sitemaps, the API's bulk
+# files) are kept in STORAGES["builtfiles"], chosen by one setting (built_files_storage):
+# DJANGO_BUILT_FILES_URL=file:///path or s3://bucket/prefix (django-storages with boto3;
+# endpoint, region and credentials from AWS_S3_ENDPOINT_URL, AWS_S3_REGION_NAME,
+# AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY), else DJANGO_BUILT_FILES_ROOT (a path), else
+# var/built in the project. With several web nodes, every node and worker must name the
+# same storage (docs/several-machines.md).
 BUILT_FILES_ROOT = Path(os.environ.get("DJANGO_BUILT_FILES_ROOT", BASE_DIR / "var" / "built"))
+BUILT_FILES_URL = os.environ.get("DJANGO_BUILT_FILES_URL", "").strip()
+# Readers are sent to the storage itself (a 302 to a presigned URL, valid
+# BUILT_FILES_REDIRECT_SECONDS) instead of the node streaming the bytes: S3 only.
+BUILT_FILES_REDIRECT = env_bool("DJANGO_BUILT_FILES_REDIRECT", False)
+BUILT_FILES_REDIRECT_SECONDS = 300
+# How often the worker checks that the storage holds every built file its record names
+# (rules.builds.upkeep; a reader who finds one missing has it built again at once).
+BUILT_FILES_CHECK_SECONDS = int(os.environ.get("DJANGO_BUILT_FILES_CHECK_SECONDS", "300"))
+
+
+def built_files_storage(url: str, root: Path) -> dict:
+    """The STORAGES entry of the built files for ``DJANGO_BUILT_FILES_URL`` (or, when it
+    is empty, the directory ``root``)."""
+    if not url:
+        return {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": root}}
+    scheme, _, rest = url.partition("://")
+    if scheme == "file" and rest.startswith("/"):
+        return {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": Path(rest)}}
+    if scheme == "s3" and rest.split("/", 1)[0]:
+        bucket, _, prefix = rest.partition("/")
+        endpoint = os.environ.get("AWS_S3_ENDPOINT_URL", "").strip() or None
+        options = {
+            "bucket_name": bucket,
+            "location": prefix.strip("/"),
+            "endpoint_url": endpoint,
+            "region_name": os.environ.get("AWS_S3_REGION_NAME", "").strip() or None,
+            # A server of one's own (MinIO, Ceph, moto) is addressed by path; AWS by name.
+            "addressing_style": "path" if endpoint else None,
+            # Names hold the bytes' hash: never overwritten with other bytes, no check needed.
+            "file_overwrite": True,
+            "default_acl": None,  # private; readers get the bytes from a node or a presigned URL
+            "querystring_expire": BUILT_FILES_REDIRECT_SECONDS,
+        }
+        # Empty: boto3's own chain (its variables, ~/.aws, an instance role) finds them.
+        for option, variable in (("access_key", "AWS_ACCESS_KEY_ID"), ("secret_key", "AWS_SECRET_ACCESS_KEY")):
+            if os.environ.get(variable, "").strip():
+                options[option] = os.environ[variable].strip()
+        return {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": options}
+    raise ImproperlyConfigured(
+        f"DJANGO_BUILT_FILES_URL {url!r} is not understood: use file:///absolute/path or s3://bucket/prefix"
+    )
+
+
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # Compressed, content-hashed files with far-future cache headers; needs collectstatic.
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
-    "built": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": BUILT_FILES_ROOT}},
+    "builtfiles": built_files_storage(BUILT_FILES_URL, BUILT_FILES_ROOT),
 }
 
 # Background tasks (Django's tasks API through django-tasks): queued in the database, so
 # they survive a restart and need no other server; run by `manage.py run_workers` (one
 # `db_worker` process per queue, so a long import never holds up a booklet), which
-# `make run` starts beside the site and production runs beside gunicorn (README). The
+# `make run` starts beside the site and production runs beside gunicorn (the manual). The
 # queues (rules.shared.queues, rules.jobs): built files, imports, search's vectors.
 TASKS = {
     "default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "imports", "embeddings"]},

@@ -48,7 +48,7 @@ atexit.register(shutil.rmtree, BUILT_FILES_ROOT, ignore_errors=True)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    "built": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": BUILT_FILES_ROOT}},
+    "builtfiles": built_files_storage("", BUILT_FILES_ROOT),  # noqa: F405
 }
 WHITENOISE_AUTOREFRESH = True
 

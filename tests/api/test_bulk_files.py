@@ -136,7 +136,7 @@ def test_an_unpublished_text_is_not_served_from_a_file_made_before(client, two_g
 
 
 def test_bulk_downloads_never_count_against_the_api_rate(client, two_games):
-    """Stored bytes, the cheap way to a full copy (README): 30 downloads at 20 a minute
+    """Stored bytes, the cheap way to a full copy (the manual): 30 downloads at 20 a minute
     get no 429, where the lists are limited."""
     from django.core.cache import cache
     from django.test import override_settings

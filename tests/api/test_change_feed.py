@@ -212,6 +212,73 @@ def test_a_cursor_older_than_what_is_kept_is_410_gone(client, moon):
     assert get_json(client, f"{FEED}?since={old}")["results"] == []
 
 
+# --- narrowed to one game and language (what a saved game follows) ----------------------
+
+
+def changes_of(client, query: str) -> list[tuple]:
+    return summary(get_json(client, f"{FEED}?{query}")["results"])
+
+
+def test_game_and_language_narrow_the_feed_to_one_bulk_file(client, moon):
+    game, _source, entries = moon
+    other = make_game(slug="sternfahrt", name="Sternfahrt")
+    cursor = latest(client)
+    mine = make_entry(game=game, language="de", title="Schleuse", body="Siehe [[Zug]].")
+    english = make_entry(game=game, language="en", title="Airlock")
+    theirs = make_entry(game=other, language="de", title="Schleuse")
+    since = f"since={cursor}"
+
+    narrowed = changes_of(client, f"{since}&game=mondbasis&language=de")
+    assert ("entry", mine.pk, "created") in narrowed and ("entry", entries["Zug"].pk, "updated") in narrowed
+    assert ("game", game.pk, "updated") in narrowed  # a game's rows have no language: they pass
+    assert not {("entry", english.pk), ("entry", theirs.pk), ("game", other.pk)} & {c[:2] for c in narrowed}
+    assert {c[:2] for c in changes_of(client, f"{since}&game=mondbasis&language=en")} == {
+        ("game", game.pk), ("entry", english.pk),
+    }  # fmt: skip
+    assert ("entry", theirs.pk, "created") in changes_of(client, f"{since}&language=de")
+    assert ("entry", english.pk, "created") not in changes_of(client, f"{since}&language=de")
+    assert changes_of(client, f"{since}&game=no-such-game") == []
+    # Unfiltered, everything is still there.
+    assert {("entry", mine.pk), ("entry", english.pk), ("entry", theirs.pk)} <= {
+        c[:2] for c in changes_of(client, since)
+    }
+
+
+def test_the_next_page_keeps_the_filters(client, moon):
+    game, _source, _entries = moon
+    cursor = latest(client)
+    for number in range(3):
+        make_entry(game=game, language="de", title=f"Kuppel {number}")
+    make_entry(game=make_game(slug="sternfahrt"), language="de", title="Fremd")
+    page = get_json(client, f"{FEED}?since={cursor}&limit=1&game=mondbasis&language=de")
+    assert page["next"].endswith(f"?since={page['cursor']}&limit=1&game=mondbasis&language=de")
+    seen, following = list(page["results"]), page["next"]
+    while following:
+        page = get_json(client, following.removeprefix("http://testserver"))
+        seen += page["results"]
+        following = page["next"]
+    assert {c["game"] for c in seen} == {"mondbasis"} and {c["language"] for c in seen} <= {"de", ""}
+
+
+def test_a_renamed_game_shows_under_its_old_slug(client, moon):
+    game, _source, _entries = moon
+    cursor = latest(client)
+    game.slug = "mondstation"
+    game.save()
+    renamed = [c for c in get_json(client, f"{FEED}?since={cursor}&game=mondbasis")["results"] if c["kind"] == "game"]
+    assert [(c["old_slug"], c["new_slug"]) for c in renamed] == [("mondbasis", "mondstation")]
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [("game=", "game"), ("language=", "language"), ("language=xx", "language"), ("game=%00", "game"),
+     (f"game={'a' * 101}", "game")],
+)  # fmt: skip
+def test_a_bad_filter_is_a_400_naming_it(client, query, named):
+    body = get_json(client, f"{FEED}?{query}", status=400)
+    assert list(body["errors"]) == [named]
+
+
 # --- the property: a mirror kept by the feed is the lists --------------------------------
 
 TITLES = ["Zug", "Rakete", "Krater", "Kuppel", "Schleuse"]

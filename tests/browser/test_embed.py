@@ -1,5 +1,5 @@
 """The embed, on another site: a forum page from another origin includes our script
-(the README's snippet) and gets [[Game: Term]] links with the same previews, with
+(the manual's snippet) and gets [[Game: Term]] links with the same previews, with
 nothing but the script and the API asked of our host, under the forum's own strict
 Content-Security-Policy. At phone and desktop sizes; screenshots as in test_previews.
 

@@ -3,7 +3,7 @@
 Read from the source (every import, at the top of a module or inside a function): a
 module may import the shared modules and the stages before its own, never a later one,
 so there is no import circle and no back-and-forth between stages. The order and the
-reasons are in the README ("DESIGN notes: the importer").
+reasons are in the manual ("DESIGN notes: the importer").
 """
 
 import ast
