@@ -474,6 +474,7 @@ def synthetic_vectors(rng: random.Random) -> None:
 
     from rules.search import embedders
     from rules.search.models import SearchDocument, SearchVector
+    from rules.search.passages import passages
 
     settings.RULESITE_SEMANTIC = "auto"
     model = embedders.embedder()
@@ -482,19 +483,30 @@ def synthetic_vectors(rng: random.Random) -> None:
         sys.exit(2)
     started = time.perf_counter()
     generator = np.random.default_rng(rng.randrange(2**32))
-    rows = list(SearchDocument.objects.values_list("pk", "game_id", "language", "item_type"))
+    # One row per passage, as many as the document's text makes (rules.search.passages).
+    rows = [
+        (pk, chunk, game_id, language, item_type)
+        for pk, game_id, language, item_type, title, body in SearchDocument.objects.values_list(
+            "pk", "game_id", "language", "item_type", "title", "body_text"
+        ).iterator(chunk_size=2000)
+        for chunk in range(len(passages(title, body)))
+    ]
     for start in range(0, len(rows), 2000):
         batch = rows[start : start + 2000]
         vectors = generator.standard_normal((len(batch), embedders.DIMENSIONS)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         SearchVector.objects.bulk_create(
             SearchVector(
-                document_id=pk, chunk=0, game_id=game_id, language=language, item_type=item_type,
+                document_id=pk, chunk=chunk, game_id=game_id, language=language, item_type=item_type,
                 model=model.name, text_hash="synthetic", vector=vector.astype("<f2").tobytes(),
             )
-            for (pk, game_id, language, item_type), vector in zip(batch, vectors, strict=True)
+            for (pk, chunk, game_id, language, item_type), vector in zip(batch, vectors, strict=True)
         )
-    print(f"semantic: {len(rows):,} synthetic vectors written in {time.perf_counter() - started:.1f} s ({model.name})")
+    documents = len({row[0] for row in rows})
+    print(
+        f"semantic: {len(rows):,} synthetic vectors ({documents:,} documents) written in "
+        f"{time.perf_counter() - started:.1f} s ({model.name})"
+    )
 
 
 def main() -> None:
@@ -560,6 +572,17 @@ def main() -> None:
     started = time.perf_counter()
     warm_up()
     print(f"server warm-up (rulesite.warmup): {(time.perf_counter() - started) * 1000:.0f} ms")
+    if args.semantic:
+        from rules.search import vector_cache
+
+        copies = list(vector_cache._games.values())
+        held = sum(
+            array.nbytes
+            for copy in copies
+            for array in (copy.vectors, copy.documents, copy.languages, copy.item_types, copy.chunks)
+        )
+        rows = sum(len(copy.documents) for copy in copies)
+        print(f"semantic: this process holds {rows:,} passage vectors in {held / 2**20:.0f} MB (budget 150 MB)")
 
     def get(url: str, params: dict) -> tuple[float, object]:
         started = time.perf_counter()

@@ -189,6 +189,23 @@ def suggest_limit(request) -> int:
 # --- Responses -------------------------------------------------------------------------------
 
 
+class FormerNumberField(serializers.Field):
+    """``{"number": "10", "until": "v2"}``: the hit had the number asked for until that release."""
+
+    def to_representation(self, former):
+        return {"number": former.number, "until": former.version}
+
+
+extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "properties": {"number": {"type": "string"}, "until": {"type": "string"}},
+        "example": {"number": "10", "until": "v2"},
+    }
+)(FormerNumberField)
+
+
 class SearchHitSerializer(serializers.Serializer):
     """One search result: an entry, an erratum or a FAQ question."""
 
@@ -212,7 +229,17 @@ class SearchHitSerializer(serializers.Serializer):
         help_text="The item's public page (UI in the item's language)."
     )
     api_url = serializers.SerializerMethodField(help_text="The item in this API.")
-    score = serializers.FloatField(read_only=True, help_text="Relevance; higher is better.")
+    score = serializers.FloatField(
+        read_only=True,
+        help_text="Relevance; higher is better. For a question: the score held to the response's `cutoff` "
+        "(the cosine of the hit's passage nearest the question; BM25 without semantic search).",
+    )
+    was = FormerNumberField(
+        read_only=True,
+        allow_null=True,
+        help_text='For a rule-number query ("rule 10", "601.2a"): the number this rule had until a release '
+        "renumbered it, and that release's version; null otherwise.",
+    )
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_url(self, hit: Hit) -> str:
@@ -264,6 +291,7 @@ class SearchPagination(PageNumberPagination):
     def paginate_hits(self, results, request, view=None):
         self.query, self.suggestion, self.truncated = results.query, results.suggestion, results.truncated
         self.corrected, self.read_as = results.corrected, results.kind
+        self.confident, self.cutoff = getattr(results, "confident", None), getattr(results, "cutoff", None)
         return self.paginate_queryset(results.pageable(), request, view)
 
     def get_paginated_response(self, data):
@@ -277,6 +305,8 @@ class SearchPagination(PageNumberPagination):
             "read_as": self.read_as,
             "suggestion": self.suggestion,
             "corrected": self.corrected,
+            "confident": self.confident,
+            "cutoff": self.cutoff,
             "results": response.data["results"],
         }
         return response
@@ -318,10 +348,24 @@ class SearchPagination(PageNumberPagination):
                 "description": "The results are those of `suggestion`, not of `query`, which matched "
                 'nothing as typed ("Showing results for …").',
             },
+            "confident": {
+                "type": "boolean",
+                "nullable": True,
+                "description": "A question's: true when its results are the answers likely to be right (each "
+                "hit's `score` at or above `cutoff`, at most 10); false when none was (\"no confident answer\"): "
+                "the results are then the closest rules, to read with care. null for a term search.",
+            },
+            "cutoff": {
+                "type": "number",
+                "nullable": True,
+                "description": "A question's: the score its hits were held to (calibrated on players' questions: "
+                "the meaning's cosine, or BM25 where the site has no semantic search). null for a term search.",
+            },
             "results": properties["results"],
         }
         paginated["required"] = [
-            "count", "truncated", "next", "previous", "query", "read_as", "suggestion", "corrected", "results",
+            "count", "truncated", "next", "previous", "query", "read_as", "suggestion", "corrected",
+            "confident", "cutoff", "results",
         ]
         return paginated
 

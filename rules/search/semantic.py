@@ -77,16 +77,20 @@ def nearest(
     language: str | None = None,
     item_type: str | None = None,
     k: int = 100,
-) -> list[tuple[int, float]]:
+    with_passage: bool = False,
+) -> list[tuple]:
     """The ``k`` documents whose best passage is nearest ``vector``: (SearchDocument id,
     cosine), best first, within the filters; [] when ``vector`` is None or semantic
-    search is off."""
+    search is off. ``with_passage``: (id, cosine, which of its passages:
+    ``passages.windows(body_text)[i]``)."""
     model = embedders.embedder() if vector is not None else None
     if model is None:
         return []
     from .vector_cache import nearest as search_vectors  # numpy: only once semantic search is on
 
-    return search_vectors(vector, model.name, game_id=game_id, language=language, item_type=item_type, k=k)
+    return search_vectors(
+        vector, model.name, game_id=game_id, language=language, item_type=item_type, k=k, with_passage=with_passage
+    )
 
 
 def warm_up() -> None:

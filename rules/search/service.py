@@ -1,6 +1,9 @@
 """The search service: query → ranked, highlighted hits (see the package docstring).
 
-How a query runs:
+A query is a rule number ("rule 10", "601.2a": ``numbers``, those rules first, then as a
+term), a question (``questions``: ``_answer``, BM25 fused with the meaning, then the
+likely answers only, ``_likely``) or a term. How a term runs (a term whose words match
+nothing at all is then answered as a question, by meaning):
 
 1. Its words become groups of index terms (``normalize``): each word stemmed in the
    language searched (or in every content language, when none is chosen), then folded.
@@ -47,10 +50,11 @@ from django.utils.safestring import SafeString, mark_safe
 from ..shared.anchors import rule_at
 from ..shared.capacity import Lane, SharedWork
 from ..shared.languages import CONTENT_LANGUAGE_CODES
-from . import backends, bm25, compounds, fuzzy, questions, semantic
+from . import backends, bm25, compounds, fuzzy, numbers, questions, semantic
 from .fusion import fuse, translations_first
 from .models import SearchDocument, SearchName
 from .normalize import WORD, fold, name_key, query_words, term
+from .passages import windows as passage_windows
 
 MAX_QUERY_LENGTH = 200
 TYPES = ("entry", "erratum", "question")
@@ -79,6 +83,7 @@ class Hit:
     url: str  # the item's page, in the active UI language
     score: float
     number: str = ""
+    was: numbers.Former | None = None  # it had the number asked for until a release: "was 10 until v2"
 
 
 @dataclass
@@ -90,8 +95,14 @@ class SearchResults:
     corrected: bool = False  # the hits are the suggestion's: "Showing results for …"
     kind: str = "term"  # how the query was read: "term" | "question" (rules.search.questions)
     truncated: bool = False  # more matched than MAX_RESULTS: these are the best of them
+    # A question's: whether its answers passed the calibrated cut-off (False: "no confident
+    # answer", the closest shown), and the cut-off its hits' scores were held to. None for a term.
+    confident: bool | None = None
+    cutoff: float | None = None
     ranked: list = field(default_factory=list, repr=False)  # every result's document, best first
     groups: list[list[str]] = field(default_factory=list, repr=False)  # what to highlight
+    formers: dict = field(default_factory=dict, repr=False)  # document id → numbers.Former
+    passages: dict = field(default_factory=dict, repr=False)  # document id → its passage nearest the question
 
     def pageable(self) -> "Pageable":
         """The results for Django's and DRF's paginators: ``total`` long; the hits of the
@@ -107,9 +118,10 @@ class Pageable:
         return self.results.total
 
     def __getitem__(self, index):
+        results = self.results
         if isinstance(index, slice):
-            return _hits(self.results.ranked[index], self.results.groups)
-        return _hits([self.results.ranked[index]], self.results.groups)[0]
+            return _hits(results.ranked[index], results.groups, results.formers, results.passages)
+        return _hits([results.ranked[index]], results.groups, results.formers, results.passages)[0]
 
 
 @dataclass
@@ -147,12 +159,42 @@ def search(
     reading = questions.read(query, language, reader)
     if scope is None:
         return results
-    if reading.is_question:
+    number = numbers.asked(query)
+    if reading.is_question and number is None:
         results.kind = "question"
         # The same question asked meanwhile (with the same filters, in the same UI
         # language: hits carry its URLs) waits for this one's answer and shares it.
         key = (query, game, language, type, reader, limit, correct, translation.get_language())
         return _asked.run(key, lambda: _answer_in_lane(results, reading, scope, language, reader, limit, correct))
+    if number is None:
+        _term(results, query, scope, language, reader, reading, limit, correct)
+        if results.total or not semantic.enabled() or not reading.words:
+            return results
+        # Words that match nothing, even corrected ("two player rules" in a game whose
+        # rules are German): what they mean may still be there, answered as a question.
+        results = SearchResults(query, kind="question")
+        key = (query, game, language, type, reader, limit, correct, translation.get_language())
+        return _asked.run(key, lambda: _answer_in_lane(results, reading, scope, language, reader, limit, correct))
+    # "rule 10": the rules numbered 10, and those that had 10 until a release renumbered
+    # them, lead the words' results; "rule" is no misspelling ("Did you mean rules 10?").
+    leading, formers = numbers.documents(number, scope)
+    _term(results, query, scope, language, reader, reading, limit, correct=False)
+    if leading or formers:
+        _numbers_first(results, leading, formers, reader if not language else None, limit)
+    return results
+
+
+def _term(
+    results: SearchResults,
+    query: str,
+    scope: backends.Scope,
+    language: str | None,
+    reader: str | None,
+    reading: questions.Reading,
+    limit: int,
+    correct: bool,
+) -> SearchResults:
+    """The term path: every word must match; titles first (see the module's docs)."""
     # Only words that make a term (one of symbols alone makes none), so each word has
     # its group, position for position.
     typed = [word for word in query_words(query, language) if _group(word, language)]
@@ -207,6 +249,30 @@ def search(
     results.total = len(results.ranked)
     results.hits = _hits(results.ranked[:limit], groups)
     return results
+
+
+def _numbers_first(
+    results: SearchResults,
+    leading: list[int],
+    formers: dict[int, numbers.Former],
+    reader: str | None,
+    limit: int,
+) -> None:
+    """The rules with the number asked for (the reader's language first), then those
+    that had it (``formers``, shown "was 10 until v2"), then the words' results."""
+    documents = SearchDocument.objects.in_bulk([*leading, *formers])
+    first = sorted(
+        (documents[doc_id] for doc_id in leading if doc_id in documents),
+        key=lambda document: document.language != reader,
+    )
+    placed = [(1000.0, document, 0) for document in first]
+    placed += [(900.0, documents[doc_id], 0) for doc_id in formers if doc_id in documents]
+    ids = {document.pk for _score, document, _in_title in placed}
+    results.ranked = [*placed, *(item for item in results.ranked if item[1].pk not in ids)][:MAX_RESULTS]
+    results.formers = formers
+    results.suggestion, results.corrected = None, False
+    results.total = len(results.ranked)
+    results.hits = _hits(results.ranked[:limit], results.groups, formers)
 
 
 # A question costs tens of milliseconds of Python (BM25, fusion, snippets) and its
@@ -274,14 +340,19 @@ def _answer(
             language=scope.language,
             item_type=scope.item_type,
             k=SEMANTIC_CANDIDATES,
+            with_passage=True,
         )
         if embedding is not None
         else []
     )
-    ids = list(dict.fromkeys([doc_id for doc_id, _ in lexical] + [doc_id for doc_id, _ in nearest]))
+    results.passages = {doc_id: passage for doc_id, _cosine, passage in nearest}
+    ids = list(dict.fromkeys([doc_id for doc_id, _ in lexical] + [doc_id for doc_id, *_ in nearest]))
     if not ids:
+        results.confident = False  # nothing close at all
         return results
     documents.update(SearchDocument.objects.in_bulk([doc_id for doc_id in ids if doc_id not in documents]))
+    nearest = _through_faq(nearest, documents, scope)
+    ids = list(dict.fromkeys([*ids, *(doc_id for doc_id, *_ in nearest)]))
     scored = bm25.scores(list(documents.values()), groups, frequencies, total, QUESTION_PREFIX_FROM)
     # A title or FAQ question typed as written comes first, as on the term path.
     keys = {name_key(results.query), name_key(" ".join(typed))}
@@ -290,22 +361,118 @@ def _answer(
         (doc_id for doc_id, (score, _) in scored.items() if score > 0),
         key=lambda doc_id: (doc_id not in named, -scored[doc_id][0], doc_id),
     )
-    by_meaning = [doc_id for doc_id, _ in nearest if doc_id in documents]
+    by_meaning = [doc_id for doc_id, *_ in nearest if doc_id in documents]
     languages = {doc_id: documents[doc_id].language for doc_id in ids if doc_id in documents}
     fused = fuse(by_words, by_meaning, languages, reader if not language else None, stem_in)
     results.corrected = bool(fixes) and bool(fused)
+    likely, results.confident, results.cutoff = _likely(
+        [doc_id for doc_id, _score in fused],
+        {doc_id: cosine for doc_id, cosine, _ in nearest},
+        scored,
+        named,
+        languages,
+        stem_in,
+    )
     matcher = _Matcher(groups)
-    ranked = [
-        (round(score, 6), documents[doc_id], _title_holds(documents[doc_id], matcher))
-        for doc_id, score in fused[:MAX_RESULTS]
-    ]
+    ranked = [(score, documents[doc_id], _title_holds(documents[doc_id], matcher)) for doc_id, score in likely]
     if not language:
-        ranked = translations_first(ranked, reader)
-    results.truncated = len(fused) > MAX_RESULTS
+        ranked = translations_first(ranked, reader)[:MAX_ANSWERS]
     results.ranked, results.groups = ranked, groups
     results.total = len(ranked)
-    results.hits = _hits(ranked[:limit], groups)
+    results.hits = _hits(ranked[:limit], groups, None, results.passages)
     return results
+
+
+# A question shows the answers that are likely, at most MAX_ANSWERS; calibrated on the
+# players' questions of bench/questions (hard-dev, dev, eval-a, eval-b: 531 questions)
+# with bench/question_search.py (docs/search.md, "Few, confident answers"):
+MAX_ANSWERS = 10
+# With the semantic part: the cosine of a document's passage nearest the question.
+# When no document reaches CONFIDENT (CONFIDENT_ACROSS for a document in another
+# language than the question's: the model's cosines across languages run lower, median
+# 0.81-0.82 against 0.86-0.89), "no confident answer": the closest CLOSEST are shown as
+# such. The 531 questions' best passages: in the question's language 0.780 at the
+# lowest, across languages 0.761. Asked in another game of their set, where their
+# answer is not, 4% of them fell under 0.77 and 12% under 0.78: the model tells a rule
+# that answers from one of another game on the same subject poorly, so this says "no
+# confident answer" mostly for questions about nothing in the game.
+CONFIDENT = 0.77
+CONFIDENT_ACROSS = 0.75
+CLOSEST = 3
+# Above it, the fused ranking's first ten within BAND of the best cosine are shown: the
+# answer found in the first ten was within 0.032 of the best (0.02 for 95 in 100);
+# 0.03 kept every hit@3 of the four sets and showed 4.1 to 7.5 answers a question
+# (0.025: 3.5 to 6.5, one hard-dev question lost; 0.02: 2.9 to 5.2, five lost).
+BAND = 0.03
+# Without it (words alone): BM25 scores from LEXICAL_SHARE of the best (0.4 kept every
+# hit@3 and showed 4.7 to 6.6; 0.5 lost two hard-dev questions).
+LEXICAL_SHARE = 0.4
+
+
+def _likely(
+    fused: list[int],
+    cosines: dict[int, float],
+    scored: dict[int, tuple[float, int]],
+    named: set[int],
+    languages: dict[int, str],
+    asked_in: str | None,
+) -> tuple[list[tuple[int, float]], bool, float | None]:
+    """The answers to show, best first, each with its score (the cosine of its passage
+    nearest the question; BM25 without the semantic part), whether they are confident
+    answers, and the cut-off used. A FAQ question typed as written is always shown."""
+    if cosines:
+        best = max(cosines.values())
+
+        def floor(doc_id: int) -> float:
+            return CONFIDENT if asked_in is None or languages.get(doc_id) == asked_in else CONFIDENT_ACROSS
+
+        if not any(cosine >= floor(doc_id) for doc_id, cosine in cosines.items()):
+            closest = [(doc_id, round(cosines.get(doc_id, 0.0), 4)) for doc_id in fused[:CLOSEST]]
+            return closest, False, min(floor(doc_id) for doc_id in cosines)
+        cutoff = round(best - BAND, 4)
+        shown = [doc_id for doc_id in fused[:MAX_ANSWERS] if cosines.get(doc_id, 0.0) >= cutoff or doc_id in named]
+        return [(doc_id, round(cosines.get(doc_id, 0.0), 4)) for doc_id in shown], True, cutoff
+    words = {doc_id: scored[doc_id][0] for doc_id in fused if doc_id in scored}
+    if not words:
+        return [], True, None
+    cutoff = round(LEXICAL_SHARE * max(words.values()), 4)
+    shown = [doc_id for doc_id in fused[:MAX_ANSWERS] if words.get(doc_id, 0.0) >= cutoff or doc_id in named]
+    return [(doc_id, round(words.get(doc_id, 0.0), 4)) for doc_id in shown], True, cutoff
+
+
+def _through_faq(nearest: list[tuple], documents: dict, scope: backends.Scope) -> list[tuple]:
+    """``nearest`` with the entries that FAQ questions among it are linked to (their
+    "related entries") as near as those questions: a FAQ question is one more way a
+    player's words lead into the rule it is about. An entry already nearer keeps its
+    own place. ``documents`` gains the entries added."""
+    if scope.item_type not in (None, "entry"):
+        return nearest
+    asked = {
+        documents[doc_id].item_id: cosine
+        for doc_id, cosine, _ in nearest
+        if doc_id in documents and documents[doc_id].item_type == "question"
+    }
+    if not asked:
+        return nearest
+    from .index import related_entries
+
+    links = related_entries(list(asked))
+    if not links:
+        return nearest
+    entries = SearchDocument.objects.filter(item_type="entry", item_id__in={e for es in links.values() for e in es})
+    if scope.language is not None:
+        entries = entries.filter(language=scope.language)
+    by_item = {document.item_id: document for document in entries}
+    best = {doc_id: (cosine, passage) for doc_id, cosine, passage in nearest}
+    for question, linked in links.items():
+        for item_id in linked:
+            document = by_item.get(item_id)
+            if document is not None and best.get(document.pk, (-1.0, None))[0] < asked[question]:
+                documents.setdefault(document.pk, document)
+                best[document.pk] = (asked[question], best.get(document.pk, (0.0, None))[1])
+    return sorted(
+        ((doc_id, cosine, passage) for doc_id, (cosine, passage) in best.items()), key=lambda item: (-item[1], item[0])
+    )
 
 
 def _with_fixes(query: str, fixes) -> str:
@@ -467,14 +634,23 @@ def _rank(
     return scored
 
 
-def _hits(ranked: list[tuple[float, SearchDocument, int]], groups: list[list[str]]) -> list[Hit]:
-    """Hits, snippets and URLs made, for ranked documents (one query: their games)."""
+def _hits(
+    ranked: list[tuple[float, SearchDocument, int]],
+    groups: list[list[str]],
+    formers: dict | None = None,
+    passages: dict | None = None,
+) -> list[Hit]:
+    """Hits, snippets and URLs made, for ranked documents (one query: their games);
+    ``formers``: document id → the number it had (``numbers.Former``); ``passages``:
+    document id → its passage nearest a question, which the snippet shows."""
     games = _games({document.game_id for _, document, _in_title in ranked})
     matcher = _Matcher(groups)
     hits = []
     for score, document, in_title in ranked:
         spans = _spans(document.body_text, matcher, document.language)  # once for the anchor and the snippet
-        anchor, at = _rule_hit(document, spans, len(groups), in_title)
+        anchor, at = _passage_hit(document, (passages or {}).get(document.pk), spans)
+        if at is None:
+            anchor, at = _rule_hit(document, spans, len(groups), in_title)
         hits.append(
             Hit(
                 document.item_type,
@@ -487,6 +663,7 @@ def _hits(ranked: list[tuple[float, SearchDocument, int]], groups: list[list[str
                 _url(document, games[document.game_id].slug) + anchor,
                 score,
                 document.number,
+                (formers or {}).get(document.pk),
             )
         )
     return hits
@@ -524,6 +701,28 @@ def _games(ids: set[int]) -> dict:
     from ..content.models import Game
 
     return Game.objects.in_bulk(ids)
+
+
+def _passage_hit(
+    document: SearchDocument, passage: int | None, spans: list[tuple[int, int, int]]
+) -> tuple[str, int | None]:
+    """``("#601.2a", offset)`` of the document's passage nearest a question: the snippet
+    shows it (from its first word of the question, when that is further in than the
+    snippet is wide), and the link opens the numbered rule it shows; ``("", None)`` when
+    there is none (no vector, or the passage is the title alone)."""
+    if passage is None:
+        return "", None
+    found = passage_windows(document.body_text)
+    if passage >= len(found):
+        return "", None
+    start = found[passage][0]
+    end = found[passage + 1][0] if passage + 1 < len(found) else len(document.body_text)
+    end = max(end, start + len(found[passage][1]))
+    first = next((at for at, _end, _word in spans if start <= at < end), None)
+    if first is not None and first - start > SNIPPET_WIDTH * 3 // 4:
+        start = document.body_text.find(" ", first - SNIPPET_WIDTH // 4) + 1 or first
+    rule = rule_at(document.body_text, start) if document.item_type == "entry" else None
+    return (f"#{rule}" if rule else ""), start
 
 
 def _rule_hit(

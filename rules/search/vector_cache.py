@@ -42,7 +42,7 @@ from django.db import connections, router
 from ..content.version import TABLE as VERSION_TABLE
 from .embedders import DIMENSIONS
 from .models import SearchVector
-from .passages import MAX_CHUNKS
+from .passages import MAX_PASSAGES
 
 TABLE = SearchVector._meta.db_table
 BYTES = DIMENSIONS * 2  # float16
@@ -56,6 +56,7 @@ class GameVectors:
     documents: np.ndarray  # int64, the row's SearchDocument
     languages: np.ndarray
     item_types: np.ndarray
+    chunks: np.ndarray  # int16, the row's passage of its document (``passages.windows``)
 
 
 def _reading():
@@ -78,11 +79,12 @@ def nearest(
     language: str | None = None,
     item_type: str | None = None,
     k: int = 100,
-) -> list[tuple[int, float]]:
+    with_passage: bool = False,
+) -> list[tuple]:
     """(SearchDocument id, cosine of its best passage), best first, at most ``k``;
-    vectors made by ``model`` only."""
+    vectors made by ``model`` only. ``with_passage``: (id, cosine, which passage)."""
     query = np.asarray(vector, dtype=np.float32)
-    found_scores, found_documents = [], []
+    found_scores, found_documents, found_chunks = [], [], []
     for game in _current(model, game_id):
         if not len(game.documents) or game.vectors.shape[1] != query.shape[0]:
             continue
@@ -94,24 +96,26 @@ def nearest(
             keep = (game.item_types == item_type) if keep is None else keep & (game.item_types == item_type)
         if keep is not None:
             scores = np.where(keep, scores, -np.inf)
-        # A document has at most MAX_CHUNKS rows: the best k × MAX_CHUNKS rows hold its best k.
-        top = min(len(scores), k * MAX_CHUNKS)
+        # A document has at most MAX_PASSAGES rows: the best k × MAX_PASSAGES rows hold its best k.
+        top = min(len(scores), k * MAX_PASSAGES)
         rows = np.argpartition(-scores, top - 1)[:top] if top < len(scores) else np.arange(len(scores))
         rows = rows[np.isfinite(scores[rows])]
         found_scores.append(scores[rows])
         found_documents.append(game.documents[rows])
+        found_chunks.append(game.chunks[rows])
     if not found_scores:
         return []
     scores, documents = np.concatenate(found_scores), np.concatenate(found_documents)
+    chunks = np.concatenate(found_chunks)
     order = np.lexsort((documents, -scores))  # best first; equal scores by document id
-    best: dict[int, float] = {}
+    best: dict[int, tuple] = {}
     for row in order:
         document = int(documents[row])
         if document not in best:
-            best[document] = float(scores[row])
+            best[document] = (document, float(scores[row]), int(chunks[row]))
             if len(best) == k:
                 break
-    return list(best.items())
+    return [found if with_passage else found[:2] for found in best.values()]
 
 
 def forget() -> None:
@@ -186,7 +190,7 @@ def _rows(game_id: int, *, after: int, model: str) -> tuple[tuple[list, ...], tu
     types, vector bytes), and the count, highest id and id sum of all its rows above it."""
     with _reading().cursor() as cursor:
         cursor.execute(
-            f"SELECT id, document_id, language, item_type, model, vector FROM {TABLE} "  # noqa: S608
+            f"SELECT id, document_id, language, item_type, model, vector, chunk FROM {TABLE} "  # noqa: S608
             "WHERE game_id = %s AND id > %s",
             [game_id, after],
         )
@@ -194,16 +198,28 @@ def _rows(game_id: int, *, after: int, model: str) -> tuple[tuple[list, ...], tu
     ids = [row[0] for row in fetched]
     key = (len(ids), max(ids, default=0), sum(ids))
     kept = [row for row in fetched if row[4] == model and len(row[5]) == BYTES]
-    columns = ([row[1] for row in kept], [row[2] for row in kept], [row[3] for row in kept], [row[5] for row in kept])
+    columns = (
+        [row[1] for row in kept],
+        [row[2] for row in kept],
+        [row[3] for row in kept],
+        [row[5] for row in kept],
+        [row[6] for row in kept],
+    )
     return columns, key
 
 
 def _joined(copy: GameVectors | None, rows: tuple[list, ...], key: tuple[int, int, int], model: str) -> GameVectors:
-    documents, languages, item_types, blobs = rows
+    documents, languages, item_types, blobs, chunks = rows
     vectors = np.frombuffer(b"".join(blobs), dtype="<f2").reshape(-1, DIMENSIONS).astype(np.float32)
-    new = (vectors, np.array(documents, np.int64), np.array(languages, str), np.array(item_types, str))
+    new = (
+        vectors,
+        np.array(documents, np.int64),
+        np.array(languages, str),
+        np.array(item_types, str),
+        np.array(chunks, np.int16),
+    )
     if copy is not None:
-        old = (copy.vectors, copy.documents, copy.languages, copy.item_types)
+        old = (copy.vectors, copy.documents, copy.languages, copy.item_types, copy.chunks)
         new = tuple(np.concatenate([before, after]) for before, after in zip(old, new, strict=True))
     return GameVectors(key, model, *new)
 

@@ -24,7 +24,7 @@ SEARCH = "/api/v1/search/"
 SUGGEST = "/api/v1/search/suggest/"
 HIT_FIELDS = {
     "type", "id", "title", "number", "game", "game_name", "language", "snippet", "url",
-    "api_url", "score",
+    "api_url", "score", "was",
 }  # fmt: skip
 SUGGESTION_FIELDS = {"title", "type", "id", "language", "game", "url", "alias"}
 LANGUAGES = ["en", "de", "pl", "nl", "fr", "es", "it"]
@@ -102,7 +102,8 @@ def test_search_answers_a_page_of_hits_with_every_field(client, corpus):
     entry = corpus["entry"]
     data = get_json(client, f"{SEARCH}?q=quixotic&game=zephyr-quest&language=en&type=entry")
     assert list(data) == [
-        "count", "truncated", "next", "previous", "query", "read_as", "suggestion", "corrected", "results"
+        "count", "truncated", "next", "previous", "query", "read_as", "suggestion", "corrected",
+        "confident", "cutoff", "results",
     ]  # fmt: skip
     assert data["count"] == 1 and data["next"] is None and data["previous"] is None
     assert data["truncated"] is False
@@ -510,7 +511,8 @@ def test_schema_describes_both_endpoints(client, db):
 
     page = resolve(search["responses"])
     assert list(page["properties"]) == [
-        "count", "truncated", "next", "previous", "query", "read_as", "suggestion", "corrected", "results"
+        "count", "truncated", "next", "previous", "query", "read_as", "suggestion", "corrected",
+        "confident", "cutoff", "results",
     ]  # fmt: skip
     assert page["properties"]["count"]["maximum"] == MAX_RESULTS
     assert f"the best {MAX_RESULTS}" in page["properties"]["count"]["description"]

@@ -16,7 +16,7 @@ from django_tasks_db.models import DBTaskResult
 from rules.content.querysets import Status
 from rules.search import embedders, search, semantic, tasks
 from rules.search.models import SearchDocument, SearchVector
-from rules.search.passages import MAX_CHUNKS, MAX_WORDS, passages, text_hash
+from rules.search.passages import MAX_PASSAGES, MAX_WORDS, WINDOW_WORDS, passages, text_hash, windows
 from tests.builds import run_background_tasks
 from tests.factories import make_entry, make_erratum, make_game, make_many_entries, make_question
 
@@ -50,26 +50,29 @@ class TestPassages:
     def test_a_document_without_text_is_its_title(self):
         assert passages("Upkeep", "") == ["Upkeep"]
 
-    def test_paragraphs_are_packed_into_chunks_of_at_most_200_words(self):
-        text = "\n".join(words(90, f"p{n}w") for n in range(5))  # 450 words in 5 paragraphs
-        chunks = passages("Title", text)
-        assert len(chunks) == 3
-        for chunk in chunks:
-            assert chunk.startswith("Title: ")
-            assert len(chunk.removeprefix("Title: ").split()) <= MAX_WORDS
-        # Paragraphs stay whole: two of 90 words a chunk.
-        assert [len(chunk.split()) - 1 for chunk in chunks] == [180, 180, 90]
+    def test_sentences_make_windows_that_overlap_by_one_sentence(self):
+        text = " ".join(f"{words(25, f's{n}w')}." for n in range(4))  # four sentences of 25 words
+        found = passages("Title", text)
+        assert all(passage.startswith("Title: ") for passage in found)
+        # Two sentences (50 words) fit in a window of 60; each window starts with the
+        # last sentence of the one before.
+        firsts = [passage.removeprefix("Title: ").split()[0] for passage in found]
+        assert firsts == ["s0w0", "s1w0", "s2w0"]
+        assert all(len(passage.removeprefix("Title: ").split()) <= WINDOW_WORDS for passage in found)
 
-    def test_a_long_paragraph_is_cut_between_sentences_and_a_long_sentence_between_words(self):
-        sentence = words(30) + "."
-        chunks = passages("T", " ".join([sentence] * 10))  # 300 words, 30-word sentences
-        assert [len(chunk.split()) - 1 for chunk in chunks] == [180, 120]
-        assert all(chunk.endswith(".") for chunk in chunks)
-        chunks = passages("T", words(450))  # one sentence
-        assert [len(chunk.split()) - 1 for chunk in chunks] == [200, 200, 50]
+    def test_a_line_is_a_sentence_and_windows_say_where_they_start(self):
+        text = "Setup\n• Each player takes 3 cards.\n• The oldest player starts."
+        found = windows(text)
+        assert found == [(0, "Setup • Each player takes 3 cards. • The oldest player starts.")]
+        long = "\n".join(words(40, f"l{n}w") for n in range(3))
+        assert [start for start, _text in windows(long)] == [0, long.index("l1w0"), long.index("l2w0")]
 
-    def test_at_most_eight_chunks(self):
-        assert len(passages("T", words(3000))) == MAX_CHUNKS
+    def test_a_long_sentence_is_cut_between_words(self):
+        found = passages("T", words(450))  # one sentence
+        assert [len(passage.split()) - 1 for passage in found] == [MAX_WORDS, MAX_WORDS, 50]
+
+    def test_at_most_max_passages(self):
+        assert len(passages("T", ". ".join(words(30) for _ in range(100)))) == MAX_PASSAGES
 
     def test_the_hash_is_of_the_passage(self):
         assert text_hash("Title: text") == text_hash("Title: text")
@@ -441,3 +444,21 @@ class TestRealModel:
             thread.join()
         for index, vector in enumerate(alone):
             assert np.allclose(together[index], vector, atol=1e-5)
+
+
+@pytest.mark.django_db
+class TestSnippets:
+    def test_a_questions_hit_shows_its_passage_nearest_the_question(self, fake):
+        game = make_game(slug="harbour")
+        filler = " ".join(f"calm{n}" for n in range(45))
+        make_entry(
+            game=game,
+            title="Sea",
+            body=f"Boats start in the harbour. {filler}.\n{filler}.\nA storm sinks every boat at sea: boats in a storm "
+            "sink.",
+        )
+        semantic.refresh()
+        results = search("what happens to boats in a storm?", game="harbour", reader_language="en")
+        snippet = str(results.hits[0].snippet)
+        assert "<mark>storm</mark>" in snippet and "harbour" not in snippet
+        assert "A <mark>storm</mark> sinks every <mark>boat</mark>" in snippet
