@@ -7,7 +7,7 @@ import pytest
 from rules.content.models import Entry
 from rules.content.releases import Release
 from tests.browser.test_accessibility import AXE, SCHEMES, VIEWPORTS, describe
-from tests.importing.test_releases import SETS, import_version
+from tests.importing.test_releases import SETS, document_texts, import_version
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -20,9 +20,15 @@ def release_pages() -> dict[str, str]:
     latest = Release.objects.get(source__game__slug=NAME, version="v3")
     renumbered = Entry.objects.get(pk=latest.changes.filter(change="renumbered").first().item_id)
     holder = next(e for e in Entry.objects.filter(game__slug=NAME) if e.relations.get("number_before"))
+    # A rule no release after v1 touched: as of v1 it reads its current text.
+    listed = set(latest.changes.values_list("item_id", flat=True)) | set(
+        Release.objects.get(source__game__slug=NAME, version="v2").changes.values_list("item_id", flat=True)
+    )
+    untouched = Entry.objects.filter(game__slug=NAME).exclude(body="").exclude(pk__in=listed).first()
     return {
         "release": latest.get_absolute_url(),
         "as-of": renumbered.get_absolute_url() + "?as_of=v1",
+        "as-of-unchanged": untouched.get_absolute_url() + "?as_of=v1",
         "renumbered": renumbered.get_absolute_url(),
         "number-taken": holder.get_absolute_url(),
     }
@@ -30,19 +36,24 @@ def release_pages() -> dict[str, str]:
 
 def test_release_pages_read_well_and_have_no_axe_violation(live_server, browser, save_screenshot):
     pages = release_pages()
+    v1_texts = list(document_texts(NAME, "v1").values())
     found = {}
     for scheme in SCHEMES:
-        for viewport, size in VIEWPORTS.items():
+        for viewport, size in {**VIEWPORTS, "phone-390": {"width": 390, "height": 844}}.items():
             context = browser.new_context(viewport=size, color_scheme=scheme)
             page = context.new_page()
             try:
                 for name, path in pages.items():
                     response = page.goto(live_server.url + path)
                     assert response.status == 200, path
-                    if name == "as-of":
+                    if name.startswith("as-of"):
                         banner = page.get_by_role("note").first
                         assert "as it was in Comprehensive Rules v1" in banner.inner_text()
                         assert banner.get_by_role("link", name="Read the current text").is_visible()
+                        # The text itself, as v1 printed it: words, not tags.
+                        body = page.locator("article .body").inner_text()
+                        assert "<p>" not in body and "</" not in body, body[:80]
+                        assert any(rule in " ".join(body.split()) for rule in v1_texts), body[:80]
                     if name == "release":
                         assert page.locator("h2", has_text="Rules renumbered").is_visible()
                     violations = describe(AXE.run(page))

@@ -247,3 +247,37 @@ def test_the_release_page_links_each_listed_rule_at_its_current_address(client, 
     entry.save()
     page = client.get(released["v2"].get_absolute_url()).content.decode()
     assert entry.get_absolute_url() in page and f"/{change.slug}/" not in page
+
+
+def article_text(response) -> str:
+    """The words of the page's article as a reader sees them (tags gone, entities read)."""
+    import html as html_module
+
+    article = re.search(r"<article[^>]*>(.*?)</article>", response.content.decode(), re.S).group(1)
+    return html_module.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", article))).strip()
+
+
+@pytest.mark.parametrize("version", ["v1", "v2", "v3"])
+def test_every_rule_read_as_of_a_release_shows_that_release_s_text_not_its_html(client, released, version):
+    from rules.content.releases import ReleaseChange
+    from tests.importing.test_releases import document_texts
+
+    wanted = document_texts(NAME, version)  # number → text, read from the version's file
+    found = set()
+    for entry in Entry.objects.filter(game__slug=NAME).exclude(body=""):
+        response = client.get(entry.get_absolute_url(), {"as_of": version})
+        assert response.status_code == 200
+        if "was not yet in" in text(response):
+            continue
+        words = article_text(response)
+        assert not re.search(r"</?(p|ul|ol|li|em|strong)>", words), (version, entry.number, words[:80])
+        matches = [number for number, rule in wanted.items() if rule in words]
+        assert matches, (version, entry.number, words[:80])
+        found.update(matches)
+    # Every rule of the version is read, but for those a later release removed (gone now).
+    removed = set(
+        ReleaseChange.objects.filter(release__sequence__gt=released[version].sequence, change="removed").values_list(
+            "previous_text", flat=True
+        )
+    )
+    assert {number for number in wanted if wanted[number] not in removed} <= found
