@@ -40,9 +40,10 @@ from django.utils.translation import gettext_lazy as _
 
 from ..content.models import Entry, Erratum, Game, Source
 from ..content.querysets import Status
-from ..content.releases import Release
+from ..content.releases import KINDS, Release, ReleaseChange, counts_text
 from ..importing import ImportRulesError
 from ..importing.report import ImportReport, Outcome, Repair, Warning
+from ..importing.titles import problem as numbered_title_problem
 from ..jobs.models import ImportJob
 from ..jobs.tasks import STAGES, preview_import, run_import
 from ..moderation.permissions import can_edit_game, editable_games, edits_every_game
@@ -80,6 +81,8 @@ FORMAT_LABELS = {
     "pdf": _("PDF"),
     "json": _("rulesite JSON export"),
 }
+KIND_LABELS = dict(ReleaseChange.Kind.choices)
+OLD_KINDS = {"changed": "reworded"}  # a kind a job kept before kinds were split
 TYPE_LABELS = {
     "game": _("game"),
     "entry": _("entry"),
@@ -136,6 +139,18 @@ class ImportForm(forms.Form):
         ),
         widget=forms.TextInput(attrs={"list": "import-source-titles", "class": "vTextField"}),
     )
+    numbered_title = forms.CharField(
+        label=_("Titles of numbered rules"),
+        required=False,
+        max_length=200,
+        validators=[ProhibitUnstorableCharactersValidator()],
+        help_text=_(
+            "For a rulebook whose numbered rules have no title of their own: {number} is the rule's number, "
+            "{parent} the title of its section, e.g. “Regel {number}”. Leave it empty to keep the source's own "
+            "(a new source: “{parent} {number}”)."
+        ),
+        widget=forms.TextInput(attrs={"class": "vTextField", "placeholder": "{parent} {number}"}),
+    )
     source_version = forms.CharField(
         label=_("Version"),
         required=False,
@@ -184,8 +199,8 @@ class ImportForm(forms.Form):
             _("Import"),
             {
                 "fields": [
-                    "language", "kind", "source_title", "source_version", "hold", "effective_date", "page",
-                    "status", "prune",
+                    "language", "kind", "source_title", "numbered_title", "source_version", "hold",
+                    "effective_date", "page", "status", "prune",
                 ]
             },
         ),
@@ -266,6 +281,17 @@ class ImportForm(forms.Form):
                 )
         return data
 
+    def clean_numbered_title(self):
+        pattern = self.cleaned_data.get("numbered_title", "").strip()
+        if pattern and numbered_title_problem(pattern):
+            raise forms.ValidationError(
+                _(
+                    "Write the pattern with {number} (the rule's number) and, if you like, {parent} "
+                    "(its section's title)."
+                )
+            )
+        return pattern
+
     def add_import_error(self, error: ImportRulesError) -> None:
         self.add_error(None, error_text(error))
 
@@ -287,6 +313,7 @@ class ImportForm(forms.Form):
             "kind": data["kind"],
             "source_title": data["source_title"],
             "source_version": data.get("source_version") or "",
+            "numbered_title": data.get("numbered_title") or "",
             "hold": bool(data.get("hold")) and bool(data.get("source_version")),
             "effective_date": data["effective_date"].isoformat() if data.get("effective_date") else None,
             "page": data["page"],
@@ -404,17 +431,32 @@ def preview_tables(report) -> dict:
 
 def version_changes(data: dict) -> dict:
     """A job's change list by identity (``rules.importing.releases``), for a version of a
-    source: what the preview and the result show first."""
+    source: what the preview and the result show first, with its counts by kind."""
     if not data.get("release"):
         return {}
-    lines = [
-        {"type": TYPE_LABELS.get(t, t), "change": c, "number": n, "previous_number": p, "title": title, "diff": d}
-        for t, c, n, p, title, d in data.get("changes", [])
-    ]
+    lines = []
+    for line in data.get("changes", []):
+        if isinstance(line, list):  # a job kept before lines were objects
+            line = dict(zip(("type", "change", "number", "previous_number", "title", "diff"), line, strict=False))
+            line["change"] = OLD_KINDS.get(line["change"], line["change"])
+        change = line["change"]
+        lines.append(
+            {
+                **line,
+                "type": TYPE_LABELS.get(line["type"], line["type"]),
+                "label": KIND_LABELS.get(change, change),
+                "moved": bool(line.get("previous_number")) and line["previous_number"] != line["number"]
+                and change != "removed",
+                "retitled": change == "retitled" or bool(line.get("title_changed")),
+                "readdressed": bool(line.get("previous_slug")) and line["previous_slug"] != line.get("slug")
+                and change != "removed",
+            }  # fmt: skip
+        )
+    counts = {OLD_KINDS.get(kind, kind): count for kind, count in data.get("change_counts", {}).items()}
     return {
         "version": data["release"],
         "upcoming": data.get("upcoming"),
-        "version_counts": data.get("change_counts", {}),
+        "version_counts": counts_text({kind: counts.get(kind, 0) for kind in KINDS}),
         "version_changes": lines,
     }
 

@@ -51,7 +51,10 @@ class ImportOptions:
     game_details: dict = field(default_factory=dict)
     overrides: dict[str, SectionOverride] = field(default_factory=dict)
     leading_fragment_title: str | None = None
-    numbered_title: str = "{parent} {number}"
+    # How numbered rules without a title of their own are titled (``titles``): None keeps
+    # the source's own pattern (``Source.numbered_title``, else read from its rules' titles,
+    # else ``titles.DEFAULT``); a pattern given here becomes the source's.
+    numbered_title: str | None = None
     dry_run: bool = False
     # A version held for review (the admin upload's default): planned now and kept with
     # its release, imported when a moderator publishes the release

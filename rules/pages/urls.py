@@ -18,6 +18,7 @@ urlpatterns = [
     path("suggestions/<slug:token>/", suggestions.suggestion_status, name="suggestion"),
     path("games/<slug:game>/releases/<int:pk>/", releases.release_detail, name="release"),
     path("games/<slug:game>/releases/<int:pk>/rules/", releases.release_index, name="release-index"),
+    path("games/<slug:game>/rules/<slug:slug>/releases/", releases.entry_releases, name="entry-releases"),
     # Reading straight through (rules.content.rulebook, rules.builds.booklet): contents, printed booklets.
     path("games/<slug:game>/rules/", rulebook_views.contents, name="contents"),
     path("games/<slug:game>/print/<slug:part>/", rulebook_views.booklet, name="booklet"),

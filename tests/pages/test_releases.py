@@ -39,7 +39,7 @@ def test_the_release_page_lists_what_changed(client, released):
     page = text(response)
     for heading, change in (
         ("Rules added", "added"),
-        ("Rules changed", "changed"),
+        ("Rules reworded", "reworded"),
         ("Rules renumbered", "renumbered"),
         ("Rules removed", "removed"),
     ):
@@ -281,3 +281,38 @@ def test_every_rule_read_as_of_a_release_shows_that_release_s_text_not_its_html(
         )
     )
     assert {number for number in wanted if wanted[number] not in removed} <= found
+
+
+def test_every_rule_of_a_versioned_source_has_a_release_picker_that_works_without_script(client, released):
+    entry = Entry.objects.filter(game__slug=NAME).exclude(body="").first()
+    page = client.get(entry.get_absolute_url()).content.decode()
+    form = re.search(r'<form class="release-picker" method="get" action="([^"]+)">(.*?)</form>', page, re.S)
+    assert form and form.group(1) == entry.get_absolute_url()
+    options = re.findall(r'<option value="([^"]*)"', form.group(2))
+    assert options == ["", "v3", "v2", "v1"]  # the current text, then the newest first
+    # Submitting it is an ordinary GET: the rule as v1 had it, v1 chosen in the picker.
+    then = client.get(form.group(1), {"as_of": "v1"})
+    assert "as it was in Comprehensive Rules v1" in text(then)
+    assert '<option value="v1" selected>' in then.content.decode()
+
+
+def test_history_across_releases_links_to_the_rule_as_it_was_and_compares_two_releases(client, released):
+    from tests.importing.test_releases import document_texts
+
+    line = next(line for line in EXPECTED["v3"] if line["change"] == "reworded" and line.get("previous_number"))
+    entry = Entry.objects.get(game__slug=NAME, number=line["number"])
+    page = client.get(entry.get_absolute_url()).content.decode()
+    history = re.search(r'<section class="entry-releases".*?</section>', page, re.S).group(0)
+    steps = re.findall(r'href="\?as_of=(v\d)"', history)
+    assert steps[-1] == "v3" and len(steps) >= 2  # each release that touched it, the rule as it had it
+    compare = re.search(r'href="([^"]+/releases/\?from=[^"]+)"', history).group(1).replace("&amp;", "&")
+    response = client.get(compare)
+    assert response.status_code == 200
+    shown = text(response)
+    old, new = document_texts(NAME, "v2")[line["previous_number"]], document_texts(NAME, "v3")[line["number"]]
+    assert old in shown and new in shown  # each text as its release had it
+    assert "<ins>" in response.content.decode() and "<del>" in response.content.decode()
+    # Any two releases, either way round; an unknown one is a real 404 page.
+    assert client.get(compare.split("?")[0], {"from": "v3", "to": "v1"}).status_code == 200
+    missing = client.get(compare.split("?")[0], {"from": "v9", "to": "v1"})
+    assert missing.status_code == 404 and "<html" in missing.content.decode()

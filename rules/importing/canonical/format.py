@@ -22,7 +22,7 @@ Shape (``version`` 1)::
       "language": null,            # or "de" for a one-language export
       "game": {"slug", "name", "localized_names", "publisher", "year", "bgg_id"},
       "sources":   [{"language", "title", "kind", "version", "official", "url",
-                     "attribution"}, ...],
+                     "attribution", "numbered_title"}, ...],
       "entries":   [{"language", "slug", "title", "aliases", "kind", "number", "parent",
                      "order", "body", "see_also", "source", "page", "status",
                      "is_fragment", "translation_key"}, ...],
@@ -68,7 +68,7 @@ CHANGE_REASON = "import: canonical JSON"
 
 # The exported fields of each model, in the order they are written.
 GAME_FIELDS = ("slug", "name", "localized_names", "publisher", "year", "bgg_id")
-SOURCE_FIELDS = ("language", "title", "kind", "version", "official", "url", "attribution")
+SOURCE_FIELDS = ("language", "title", "kind", "version", "official", "url", "attribution", "numbered_title")
 ENTRY_FIELDS = (
     "language", "slug", "title", "aliases", "kind", "number", "parent", "order", "body",
     "see_also", "source", "page", "status", "is_fragment", "translation_key",
@@ -115,7 +115,7 @@ SECTIONS = {
             "sources", "source", "title", "title",
             {
                 "language": "language", "title": "name", "kind": "choice", "version": "text",
-                "official": "bool", "url": "text", "attribution": "text",
+                "official": "bool", "url": "text", "attribution": "text", "numbered_title": "text",
             },
             frozenset({"language", "title", "kind"}),
         ),
