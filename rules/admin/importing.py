@@ -63,6 +63,13 @@ KIND_CHOICES = [
     ("rulebook", _("Rulebook (numbered rules)")),
     ("faq", _("FAQ")),
 ]
+REMOVAL_CHOICES = [
+    (
+        "archive",
+        _("archived: no longer public, kept with their history; their pages say in which version they were removed"),
+    ),
+    ("delete", _("deleted for good, with their history")),
+]
 STATUS_CHOICES = [
     (Status.DRAFT, _("Draft: nothing new is public until published")),
     (Status.REVIEW, _("In review")),
@@ -188,8 +195,15 @@ class ImportForm(forms.Form):
         help_text=_("Items already on the site keep their status."),
     )
     prune = forms.BooleanField(
-        label=_("Delete items of this source that the document no longer has"),
+        label=_("Remove items of this source that the document no longer has"),
         required=False,
+    )
+    removal = forms.ChoiceField(
+        label=_("Removed items are"),
+        choices=REMOVAL_CHOICES,
+        initial="archive",
+        required=False,  # left out (a script's upload): archived
+        widget=forms.RadioSelect,
     )
 
     fieldsets = [
@@ -200,7 +214,7 @@ class ImportForm(forms.Form):
             {
                 "fields": [
                     "language", "kind", "source_title", "numbered_title", "source_version", "hold",
-                    "effective_date", "page", "status", "prune",
+                    "effective_date", "page", "status", "prune", "removal",
                 ]
             },
         ),
@@ -222,10 +236,8 @@ class ImportForm(forms.Form):
         if get_language() in CONTENT_LANGUAGE_CODES:
             self.fields["language"].initial = get_language()
         if not can_delete:
-            self.fields["prune"].disabled = True
-            self.fields["prune"].help_text = _(
-                "You need the permission to delete entries for this."
-            )
+            self.fields["removal"].choices = REMOVAL_CHOICES[:1]
+            self.fields["removal"].help_text = _("Deleting needs the permission to delete entries.")
 
     @property
     def source_titles(self) -> list[str]:
@@ -318,7 +330,9 @@ class ImportForm(forms.Form):
             "effective_date": data["effective_date"].isoformat() if data.get("effective_date") else None,
             "page": data["page"],
             "status": data.get("status") or Status.DRAFT,
-            "prune": bool(data["prune"]) and self.can_delete,
+            "prune": bool(data["prune"]),
+            # Deleting only with the permission to delete; archiving is an edit.
+            "removal": "delete" if data.get("removal") == "delete" and self.can_delete else "archive",
         }
 
 
@@ -369,6 +383,7 @@ def counts(report) -> dict:
         "created": by_action["created"],
         "updated": by_action["updated"],
         "unchanged": by_action["unchanged"],
+        "archived": by_action["archived"],
         "deleted": by_action["deleted"],
         "repairs": len(report.repairs),
         "warnings": len(report.warnings),
@@ -377,9 +392,9 @@ def counts(report) -> dict:
 
 def summary_text(numbers: dict) -> str:
     return gettext(
-        "new: %(created)s, changed: %(updated)s, unchanged: %(unchanged)s, deleted: %(deleted)s; "
-        "repairs: %(repairs)s, warnings: %(warnings)s"
-    ) % numbers
+        "new: %(created)s, changed: %(updated)s, unchanged: %(unchanged)s, archived: %(archived)s, "
+        "deleted: %(deleted)s; repairs: %(repairs)s, warnings: %(warnings)s"
+    ) % {"archived": 0, **numbers}
 
 
 def _listed(items: list) -> tuple[list, int]:
@@ -411,6 +426,7 @@ def preview_tables(report) -> dict:
     changed, more_changed = _listed(of("updated"))
     unchanged, more_unchanged = _listed(of("unchanged"))
     deleted, more_deleted = _listed(of("deleted"))
+    archived, more_archived = _listed(of("archived"))
     return {
         "detected_kind": DETECTED_KIND_LABELS.get(report.detected_kind, report.detected_kind),
         "input_format": FORMAT_LABELS.get(report.input_format, report.input_format),
@@ -424,6 +440,8 @@ def preview_tables(report) -> dict:
         "more_unchanged": more_unchanged,
         "deleted": [row(o) for o in deleted],
         "more_deleted": more_deleted,
+        "archived": [row(o) for o in archived],
+        "more_archived": more_archived,
         "repairs": report.repairs,
         "warnings": [{"line": w.line, "message": gettext(w.message)} for w in report.warnings],
     }
@@ -487,6 +505,7 @@ def describe(values: dict) -> dict:
     return {
         "game_label": game.name if game else values["game_name"],
         "new_game": game is None,
+        "removal_label": dict(REMOVAL_CHOICES).get(values.get("removal", "delete"), "") if values.get("prune") else "",
         "language_label": dict(CONTENT_LANGUAGES).get(values["language"], values["language"]),
         "status_label": dict(STATUS_CHOICES).get(values.get("status"), ""),
     }
@@ -599,8 +618,9 @@ def _decide(request, model_admin, job: ImportJob):
         job.save(update_fields=["state", "data", "updated_at"])
         messages.info(request, _("Import cancelled: nothing was written."))
         return redirect("admin:rules_entry_import")
-    if job.values["prune"] and not model_admin.has_delete_permission(request):
-        raise PermissionDenied
+    if job.values["prune"] and job.values.get("removal", "delete") == "delete":
+        if not model_admin.has_delete_permission(request):
+            raise PermissionDenied
     _check_game_scope(request, job.values)
     _enqueue(job, ImportJob.State.IMPORTING, run_import)
     return page

@@ -502,6 +502,13 @@ class RuleAnchorSerializer(serializers.Serializer):
     html_url = serializers.URLField(help_text="The page, scrolled to that rule.")
 
 
+class RemovedInSerializer(serializers.Serializer):
+    version = serializers.CharField()
+    effective_date = serializers.DateField(allow_null=True)
+    url = serializers.URLField(help_text="The release, with its change list.")
+    html_url = serializers.URLField(help_text="Its \"what changed\" page.")
+
+
 # Serializes the plain rows of EntryViewSet.get_queryset() (ENTRY_JSON_FIELDS): everything
 # an entry shows of other items is stored with it (Entry.relations, rules.derived.relations).
 class EntrySerializer(serializers.ModelSerializer):
@@ -535,6 +542,12 @@ class EntrySerializer(serializers.ModelSerializer):
     as_of = serializers.CharField(
         allow_null=True, read_only=True, help_text="With ?as_of=: the release whose text this is; else null."
     )
+    removed_in = RemovedInSerializer(
+        allow_null=True,
+        read_only=True,
+        help_text="A rule a release removed (found by its id, ?number= or ?slug=): that release; its body is its "
+        "last text. Null for a rule on the site.",
+    )
     updated_at = UpdatedAtField()
 
     class Meta:
@@ -544,7 +557,7 @@ class EntrySerializer(serializers.ModelSerializer):
             "number", "parent", "body", "body_html", "cross_references", "referenced_by",
             "children", "translations", "errata", "faq_questions", "source", "page",
             "is_fragment", "corrections", "translation_status", "navigation", "anchors", "previous_numbers",
-            "as_of", "updated_at",
+            "as_of", "removed_in", "updated_at",
         ]  # fmt: skip
 
     # The declared fields above describe this shape for the schema; this builds it from a
@@ -624,7 +637,22 @@ class EntrySerializer(serializers.ModelSerializer):
                 for former in related.get("previous_numbers", [])
             ],
             "as_of": None,
+            "removed_in": self.removal_of(entry, urls),
             "updated_at": timestamp(entry.get("public_updated_at") or entry["updated_at"]),
+        }
+
+    @staticmethod
+    def removal_of(entry: dict, urls) -> dict | None:
+        """The release that removed the rule (annotated by EntryViewSet), or None."""
+        release = entry.get("removed_in_id")
+        if release is None:
+            return None
+        effective = entry.get("removed_in_effective_on")
+        return {
+            "version": entry["removed_in_version"],
+            "effective_date": effective.isoformat() if hasattr(effective, "isoformat") else effective,
+            "url": urls.api("api:release-detail", release),
+            "html_url": urls.release_page(entry["game__slug"], entry["removed_in_language"], release),
         }
 
     def corrections_of(self, stored: dict, urls) -> dict | None:

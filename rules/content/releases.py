@@ -292,6 +292,58 @@ def former_number(game_id: int, language: str, number: str) -> ReleaseChange | N
     )
 
 
+def _removals() -> models.QuerySet:
+    """The removals of entries by applied, public releases, newest first."""
+    return ReleaseChange.objects.filter(
+        item_type="entry", change=ReleaseChange.Kind.REMOVED, release__pending=False, release__held=False
+    ).order_by("-release__effective_on", "-release__sequence", "-pk")
+
+
+def removals_subquery() -> models.QuerySet:
+    """The removals of the entry ``OuterRef("pk")``, newest first (for an annotation)."""
+    return _removals().filter(item_id=models.OuterRef("pk"))
+
+
+def removed_entries() -> models.QuerySet:
+    """The ids of archived entries a release removed (a subquery): a removed rule keeps
+    its row, its history and a trace readers and the API can find by its old number or
+    address, though it is no longer published."""
+    return Entry.objects.filter(status=Status.ARCHIVED, pk__in=_removals().values("item_id")).values("pk")
+
+
+def removals_of(entry_ids) -> dict[int, ReleaseChange]:
+    """Entry id → the latest release change that removed it (its release and source
+    loaded), for those of ``entry_ids`` a release removed."""
+    found: dict[int, ReleaseChange] = {}
+    for change in _removals().filter(item_id__in=list(entry_ids)).select_related("release__source__game"):
+        found.setdefault(change.item_id, change)
+    return found
+
+
+def removal_at(game_id: int, slug: str, languages: list[str]) -> ReleaseChange | None:
+    """Where a reader asks for ``slug`` of a game and no published entry is there: the
+    release change that removed the rule that had that address (by the address it had
+    when removed, or a former address that led to it), preferring ``languages`` in their
+    order; None when no release removed such a rule, or it is back (published) since."""
+    from .models import EntryRedirect
+
+    former = EntryRedirect.objects.filter(game_id=game_id, old_slug=slug).values("entry_id")
+    changes = list(
+        _removals()
+        .filter(release__source__game_id=game_id)
+        .filter(models.Q(slug=slug) | models.Q(item_id__in=former))
+        .select_related("release__source__game")[:20]
+    )
+    back = set(
+        Entry.objects.filter(pk__in=[c.item_id for c in changes], status=Status.PUBLISHED).values_list("pk", flat=True)
+    )
+    changes = [change for change in changes if change.item_id not in back]
+    if not changes:
+        return None
+    rank = {language: index for index, language in enumerate(languages)}
+    return min(changes, key=lambda change: rank.get(change.release.source.language, len(rank)))
+
+
 @dataclass(frozen=True)
 class EntryAsOf:
     """An entry as a release had it: ``exists`` False when it came later."""

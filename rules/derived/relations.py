@@ -204,7 +204,8 @@ def _releases(game_id: int, found: dict, entries: dict, published: set) -> None:
             "release__effective_on", "release__source__language", "release__initial",
         )
     )  # fmt: skip
-    numbers = {(row[1], row[6]): pk for pk, row in entries.items() if row[6]}  # (language, number) → entry
+    # (language, number) → the published entry that has it now (a removed rule keeps its number)
+    numbers = {(row[1], row[6]): pk for pk, row in entries.items() if row[6] and pk in published}
     for relations in found.values():
         relations["releases"], relations["previous_numbers"], relations["number_before"] = [], [], None
     for item_id, change, number, previous, release_id, version, effective_on, language, initial in changes:

@@ -60,8 +60,11 @@ class ImportOptions:
     # its release, imported when a moderator publishes the release
     # (``rules.importing.upcoming``). Only with a version; a future effective date wins.
     hold: bool = False
-    # Delete this source's items (same game and language) that the document no longer has.
+    # Remove this source's items (same game and language) that the document no longer has:
+    # archive them (``removal="archive"``, the default: kept with their history, their old
+    # addresses answer 410 Gone naming the release) or delete them for good ("delete").
     prune: bool = False
+    removal: str = "archive"
     user: object | None = None  # recorded as the author of the history versions
     # Told of each stage and batch (stage, done, total): the admin's progress page.
     progress: Callable[[str, int, int], None] | None = None

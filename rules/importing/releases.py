@@ -106,18 +106,21 @@ def changes_of(
     *,
     slugs: dict[int, str] | None = None,
     title_follows: set[int] = frozenset(),
+    revived: set[int] = frozenset(),
 ) -> list[ChangeLine]:
     """The change list of an import: its rows in document order (``before``: each stored
     row's state as it was read, ``slugs`` its slug then, both by ``id``; ``title_follows``:
-    the ``id`` of each row whose title the pattern made from its number, ``classify``),
-    then what it removed (``removed``), each with its successor."""
+    the ``id`` of each row whose title the pattern made from its number, ``classify``;
+    ``revived``: rows a removal had archived that are back, added again), then what it
+    removed (``removed``), each with its successor."""
     slugs = slugs or {}
     lines: list[ChangeLine] = []
     for type_ in TYPES:
         for row in rows.get(type_, ()):
             after = state(type_, row.obj)
             was = before.get(id(row.obj))
-            if was is None or (row.outcome is not None and row.outcome.action == "created"):
+            created = row.outcome is not None and row.outcome.action == "created"
+            if was is None or created or id(row.obj) in revived:
                 lines.append(_line(type_, ReleaseChange.Kind.ADDED, row.obj, after))
                 continue
             follows = id(row.obj) in title_follows

@@ -35,7 +35,7 @@ class Outcome:
 
     type: str  # game | source | entry | erratum | question
     title: str
-    action: str  # created | updated | unchanged | deleted
+    action: str  # created | updated | unchanged | archived (removed, kept) | deleted
     slug: str = ""
     # For "updated": field name → (before, after), both as text, for a reviewer's diff.
     changes: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -101,10 +101,15 @@ class ImportReport:
     def deleted(self) -> list[str]:
         return self._titles("deleted")
 
+    @property
+    def archived(self) -> list[str]:
+        return self._titles("archived")
+
     def summary(self) -> str:
         deleted = f", {len(self.deleted)} deleted" if self.deleted else ""
+        deleted += f", {len(self.archived)} archived" if self.archived else ""
         # The items the document holds: parsed ones, or (a JSON export) its rows.
-        count = len(self.items) or len([o for o in self.outcomes if o.action != "deleted"])
+        count = len(self.items) or len([o for o in self.outcomes if o.action not in ("deleted", "archived")])
         return (
             f"{count} items ({self.detected_kind}): {len(self.created)} created, "
             f"{len(self.updated)} updated, {len(self.unchanged)} unchanged{deleted}; "

@@ -69,14 +69,15 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from ..content.history import REASON_MAX_LENGTH
-from ..content.models import Entry, Game, Source, slug_was_made_from
+from ..content.history import REASON_MAX_LENGTH, stamp
+from ..content.journal import unit_of_work
+from ..content.models import Entry, EntryRedirect, Game, Source, slug_was_made_from
 from ..content.querysets import Status
 from ..shared.text import normalize_label, slugify_title
 from . import identity, releases, titles
 from .errors import ImportRulesError
 from .options import ImportOptions
-from .report import ImportReport, Warning
+from .report import ImportReport, Outcome, Warning
 from .rows import DELETE_ORDER, MODELS, ParentLoop, Row, RowWriter, parents_first, row_writer
 from .splitting import ParsedItem
 
@@ -134,8 +135,9 @@ def write_items(
         if options.prune and source is not None:
             document.prune(writer)
         report.changes = releases.changes_of(
-            rows, document.before, document.removed, slugs=document.slugs, title_follows=document.follows
-        )
+            rows, document.before, document.removed, slugs=document.slugs, title_follows=document.follows,
+            revived=document.revived,
+        )  # fmt: skip
         if source is not None and options.source.version:
             releases.record(writer, source, options.source, report.changes)
 
@@ -153,6 +155,7 @@ class _Document:
     ):
         self.game, self.source, self.options, self.report = game, source, options, report
         self.pattern = options.numbered_title or titles.DEFAULT
+        self.report_reason = import_reason(options)
         self.previous_pattern = previous_pattern
         self.kept: dict[str, set[str]] = defaultdict(set)  # type → slugs in the document
         self.stored: dict[str, dict] = {}  # type → slug → stored row
@@ -167,6 +170,9 @@ class _Document:
         # Stored entries whose title the pattern made from their number, and still does
         # (a new title is part of their renumbering: ``releases.classify``), by id.
         self.follows: set[int] = set()
+        # Stored rows an import archived as removed that the document has again, by id.
+        self.revived: set[int] = set()
+        self._archived_by_import: dict[str, set[int]] | None = None
         self.removed: list[tuple[str, object, int]] = []  # (type, row, id) pruned, as they were
         self.moves: list[tuple[Entry, str]] = []  # (entry matched by identity, its old slug)
         self._history_titles: dict[int, set[str]] | None = None  # entry id → former titles
@@ -315,6 +321,9 @@ class _Document:
                 slug, obj = self._match(item)
             if item.type == "entry" and obj is not None:
                 values["aliases"] = self._aliases(item, obj)
+            if obj is not None and self._removed_by_an_import(item.type, obj):
+                values["status"] = self.options.status  # back in the document: added again
+                self.revived.add(id(obj))
             row = Row(
                 item.type,
                 item.title,
@@ -357,6 +366,27 @@ class _Document:
         if self.options.prune:
             for entry in self.gone.values():
                 del self.stored["entry"][entry.slug]
+
+    def _removed_by_an_import(self, type_: str, obj) -> bool:
+        """Whether ``obj`` is archived because an import of this source removed it (its
+        latest version is an import's), not by a moderator; one query per type for every
+        archived row of the game's language, at the first one asked for."""
+        if obj.status != Status.ARCHIVED or self.source is None or obj.source_id != self.source.pk:
+            return False
+        if self._archived_by_import is None:
+            self._archived_by_import = {}
+        if type_ not in self._archived_by_import:
+            history = MODELS[type_].history
+            archived = MODELS[type_].objects.filter(
+                game=self.game, language=self.options.language, source=self.source, status=Status.ARCHIVED
+            ).values("pk")
+            latest = {}
+            for pk, reason in (
+                history.filter(id__in=archived).order_by("id", "history_id").values_list("id", "history_change_reason")
+            ):
+                latest[pk] = reason or ""
+            self._archived_by_import[type_] = {pk for pk, reason in latest.items() if reason.startswith("import:")}
+        return obj.pk in self._archived_by_import[type_]
 
     def _titles(self, items: list[ParsedItem]) -> None:
         """The title of each numbered rule found again whose document gives it none (the
@@ -522,7 +552,9 @@ class _Document:
             row.relations = {relation: list(wanted.values())}
 
     def prune(self, writer: RowWriter) -> None:
-        """Delete this source's rows (same game and language) that the document lacks."""
+        """Remove this source's rows (same game and language) that the document lacks:
+        archive them (``options.removal``, the default) or delete them. A row archived
+        already is left as it is: it was removed before."""
         if self.source.pk is None:  # a dry run of a new source: it has no rows yet
             return
         for type_ in DELETE_ORDER:
@@ -542,8 +574,42 @@ class _Document:
                 ]
             else:
                 stale = list(stored.exclude(slug__in=self.kept[type_]))
-            self.removed.extend((type_, obj, obj.pk) for obj in stale)  # a deleted row has no pk
-            writer.delete(type_, stale, attrgetter("question" if type_ == "question" else "title"))
+            title = attrgetter("question" if type_ == "question" else "title")
+            if self.options.removal == "delete":
+                self.removed.extend((type_, obj, obj.pk) for obj in stale)  # a deleted row has no pk
+                writer.delete(type_, stale, title)
+                continue
+            before = [obj for obj in stale if obj.status == Status.ARCHIVED]  # removed before
+            stale = [obj for obj in stale if obj.status != Status.ARCHIVED]
+            self.removed.extend((type_, obj, obj.pk) for obj in stale)
+            self._archive(writer, type_, stale, title)
+            self._archive(writer, type_, [obj for obj in before if obj in self.parked], title, again=True)
+
+    def _archive(self, writer: RowWriter, type_: str, objs: list, title, again: bool = False) -> None:
+        """Archive these rows, each with its history version by this import: no longer
+        public, kept with their history. A parked entry (its address went to another row
+        of this document) gets the next free address of its own; ``again``: rows archived
+        before, which only move there (nothing to report)."""
+        if not objs:
+            return
+        with unit_of_work():
+            for obj in objs:
+                if not again:
+                    self.report.outcomes.append(Outcome(type_, title(obj), "archived", getattr(obj, "slug", "")))
+                if writer.plan_only:
+                    continue
+                taken = type_ == "entry" and obj in self.parked
+                if taken:
+                    old, counter = obj.slug, 2
+                    while not self._free(slug := _numbered(old, counter, Entry)):
+                        counter += 1
+                    obj.slug = slug
+                    self.kept["entry"].add(slug)
+                obj.status = Status.ARCHIVED
+                stamp(obj, self.report_reason, self.options.user)
+                obj.save()
+                if taken:  # its old address is another rule's now, not a way to this one
+                    EntryRedirect.objects.filter(entry=obj, old_slug=old).delete()
 
 
 def _numbered(base: str, counter: int, model) -> str:

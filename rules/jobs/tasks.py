@@ -69,6 +69,8 @@ def build_options(values: dict, *, dry_run: bool, user=None, progress=None) -> I
         source=source,
         page=values["page"],
         prune=values["prune"],
+        # A job kept before removals were archived deleted them.
+        removal=values.get("removal", "delete"),
         status=values.get("status", "draft"),
         hold=values.get("hold", False),
         # "" or absent: the source's own pattern (rules.importing.titles)

@@ -1,5 +1,5 @@
-"""Change kinds as readers name them, a first release for every source, and the pattern a
-source's numbered rules are titled with.
+"""Change kinds as readers name them, a first release for every source, the pattern a
+source's numbered rules are titled with, and "removed" in the public change feed.
 
 - ``changed`` was two kinds: a change whose word diff inserts or deletes words is
   ``reworded``; one whose text stayed and whose title changed is ``retitled``.
@@ -119,6 +119,16 @@ class Migration(migrations.Migration):
             model_name='releasechange',
             name='change',
             field=models.CharField(choices=[('reworded', 'reworded'), ('retitled', 're-titled'), ('renumbered', 'renumbered'), ('added', 'added'), ('removed', 'removed')], max_length=16),
+        ),
+        migrations.AddField(
+            model_name='publicchange',
+            name='release_id',
+            field=models.BigIntegerField(blank=True, null=True),
+        ),
+        migrations.AlterField(
+            model_name='publicchange',
+            name='action',
+            field=models.CharField(choices=[('created', 'Created'), ('updated', 'Updated'), ('deleted', 'Deleted'), ('removed', 'Removed')], max_length=16),
         ),
         migrations.RunPython(content_version.watch_again(*WATCHED_AGAIN), content_version.watch_again(*WATCHED_AGAIN)),
         migrations.RunPython(split_changed, join_changed),

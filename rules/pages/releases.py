@@ -13,12 +13,21 @@ from urllib.parse import quote
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from ..content.addresses import CONTENT_PARAMETER, entry_url_template
 from ..content.models import Entry
-from ..content.releases import KINDS, Release, ReleaseChange, count_by_kind, entry_as_of, index_as_of
+from ..content.releases import (
+    KINDS,
+    Release,
+    ReleaseChange,
+    count_by_kind,
+    entry_as_of,
+    index_as_of,
+    removal_at,
+)
 from ..derived.rendering import for_ui_language
 from ..shared.diffing import word_diff_html
 from ..shared.markdown import render_markdown
@@ -208,3 +217,41 @@ def _side(entry: Entry, release: Release) -> dict:
         "html": html,
         "url": f"{entry.get_absolute_url()}?{AS_OF_PARAMETER}={quote(release.version)}",
     }
+
+
+def removed_page(request, game, slug: str):
+    """The old address of a rule a release removed: 410 Gone, in the reader's language,
+    saying in which release, with its last text, links to that release and to where its
+    text went (a published rule of the same release most like it); None when no release
+    removed a rule at ``slug`` (a plain 404 then)."""
+    wanted = [translation.get_language(), request.GET.get(CONTENT_PARAMETER) or ""]
+    change = removal_at(game.pk, slug, wanted)
+    if change is None:
+        return None
+    context = game_context(game.slug)
+    successor = None
+    if change.successor_id:
+        successor = Entry.objects.published().filter(pk=change.successor_id).select_related("game").first()
+    release = change.release
+    context.update(
+        {
+            "change": change,
+            "release": release,
+            "language": release.source.language,
+            "last_html": render_markdown(change.previous_text) if change.previous_text else None,
+            "shown_title": shown_title(change.number, change.title),
+            "successor": successor,
+            "index_url": _index_before(release),
+        }
+    )
+    return render(request, "rules/entry_removed.html", context, status=410)
+
+
+def _index_before(release: Release) -> str | None:
+    """The rules as the release before ``release`` had them (the removed rule among them)."""
+    before = (
+        Release.objects.public().applied().filter(source_id=release.source_id, sequence__lt=release.sequence).first()
+    )
+    if before is None:
+        return None
+    return reverse("rules:release-index", kwargs={"game": release.source.game.slug, "pk": before.pk})

@@ -19,7 +19,7 @@ from . import parallel
 from .forms import SearchForm
 from .http import public_page
 from .page_context import entry_page_context, game_contents, game_context
-from .releases import AS_OF_PARAMETER, as_of_context
+from .releases import AS_OF_PARAMETER, as_of_context, removed_page
 
 
 @public_page()
@@ -71,7 +71,7 @@ def entry_detail(request, game, slug):
     # game is looked up alone only for an old address.
     candidates = sorted(ENTRY_PAGE_VERSIONS(game, slug), key=lambda candidate: candidate.language)
     if not candidates:
-        return _redirect_old_slug(get_object_or_404(Game.objects.published(), slug=game), slug)
+        return _redirect_old_slug(request, get_object_or_404(Game.objects.published(), slug=game), slug)
     wanted = request.GET.get(CONTENT_PARAMETER)
     entry = next((e for e in candidates if e.language == ui_language), candidates[0])
     entry = next((e for e in candidates if e.language == wanted), entry)
@@ -95,7 +95,7 @@ def entry_compare(request, game, slug, language):
     return render(request, "rules/entry_compare.html", parallel.compare_context(request, *pair))
 
 
-def _redirect_old_slug(game, slug):
+def _redirect_old_slug(request, game, slug):
     """A renamed entry's old address: a permanent redirect to where it is now."""
     ui_language = translation.get_language()
     redirects = {
@@ -106,6 +106,10 @@ def _redirect_old_slug(game, slug):
     }
     entry = redirects.get(ui_language) or next(iter(sorted(redirects.items())), (None, None))[1]
     if entry is None:
+        # A rule a release removed: 410 Gone, saying when, with its last text (rules.pages.releases).
+        gone = removed_page(request, game, slug)
+        if gone is not None:
+            return gone
         raise Http404("No such entry")
     return redirect(entry.get_absolute_url(), permanent=True)
 

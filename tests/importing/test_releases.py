@@ -41,7 +41,7 @@ def as_expected(changes: list[dict]) -> list[dict]:
 
 def texts(game: str) -> dict[str, str]:
     """Number → body of the game's entries now."""
-    return {e.number: e.body for e in Entry.objects.filter(game__slug=game) if e.body}
+    return {e.number: e.body for e in Entry.objects.published().filter(game__slug=game) if e.body}
 
 
 def document_texts(name: str, version: str) -> dict[str, str]:
@@ -242,7 +242,11 @@ def test_a_version_held_for_review_changes_nothing_is_not_public_and_the_worker_
     release.refresh_from_db()
     assert not release.held and not release.pending and release.effective_on is not None
     assert texts(name) == {**texts(name), **document_texts(name, "v2")}
-    assert set(Entry.objects.filter(game__slug=name).values_list("status", flat=True)) == {"published"}
+    removed = set(release.changes.filter(change="removed").values_list("item_id", flat=True))
+    assert removed and set(Entry.objects.filter(pk__in=removed).values_list("status", flat=True)) == {"archived"}
+    assert set(Entry.objects.filter(game__slug=name).exclude(pk__in=removed).values_list("status", flat=True)) == {
+        "published"
+    }
     assert reader.get(release.get_absolute_url()).status_code == 200
 
 
@@ -262,10 +266,13 @@ def test_publishing_a_release_publishes_every_draft_it_lists_and_counts_them():
     assert not Entry.objects.filter(game__slug=name, status="draft").exists()
 
 
-def import_blue_moon(version: str, *extra) -> dict:
+BLUE_MOON = Path("rules/demo/blue-moon-nl-speciale-regels.txt")
+
+
+def import_blue_moon(version: str, *extra, path: Path = BLUE_MOON) -> dict:
     out = io.StringIO()
     call_command(
-        "import_rules", "rules/demo/blue-moon-nl-speciale-regels.txt", "--game", "blue-moon", "--game-name",
+        "import_rules", str(path), "--game", "blue-moon", "--game-name",
         "Blue Moon", "--language", "nl", "--kind", "rulebook", "--source-title", "Blue Moon: spelregels",
         "--source-version", version, "--format", "json", *extra, stdout=out,
     )  # fmt: skip

@@ -3,7 +3,7 @@
     python manage.py import_rules PATH --game SLUG --language LANG --kind KIND
         [--game-name NAME] [--source-title TITLE] [--numbered-title PATTERN] [--page N] [--status STATUS]
         [--source-version V [--effective-date D] [--published-date D] [--release-notes TEXT]]
-        [--prune] [--dry-run] [--format text|json]
+        [--prune [--removed archive|delete]] [--dry-run] [--format text|json]
 
 With ``--source-version`` the document is that version of the source: a new version
 label makes a release of it, which lists exactly what changed (``rules.importing.releases``);
@@ -82,7 +82,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--prune",
             action="store_true",
-            help="Delete this source's items (same game and language) that the document no longer has.",
+            help="Remove this source's items (same game and language) that the document no longer has: "
+            "archived, so their history stays and their addresses say they were removed (see --removed).",
+        )
+        parser.add_argument(
+            "--removed",
+            choices=["archive", "delete"],
+            default="archive",
+            help="What --prune does with them: archive (the default) or delete them for good, history and all.",
         )
         parser.add_argument("--dry-run", action="store_true", help="Report what would change; write nothing.")
         parser.add_argument("--format", choices=["text", "json"], default="text", help="Report format.")
@@ -122,6 +129,7 @@ class Command(BaseCommand):
             game_name=options["game_name"],
             dry_run=options["dry_run"],
             prune=options["prune"],
+            removal=options["removed"],
         )
         try:
             report = import_document(data, import_options, filename=None if path == "-" else Path(path).name)
@@ -175,6 +183,7 @@ def report_as_json(report) -> dict:
         "updated": report.updated,
         "unchanged": report.unchanged,
         "deleted": report.deleted,
+        "archived": report.archived,
         "release": report.release or None,
         "upcoming": report.scheduled_for.isoformat() if report.scheduled_for else None,
         # What changed, by identity (rules.importing.releases): unchanged items are not listed.
