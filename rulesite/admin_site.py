@@ -24,8 +24,14 @@ class RulesiteAdminSite(admin.AdminSite):
         return worklist_urls(self) + suggestion_urls(self) + activity_urls(self) + super().get_urls()
 
     def index(self, request, extra_context=None):
-        """The admin's front page, with the worklist counts in its "Moderation" box."""
+        """The admin's front page, with the worklist counts in its "Moderation" box and the
+        "Import a document" box (its game picker)."""
+        from rules.admin.importing import import_games
         from rules.admin.worklists import moderation_summary
 
-        extra_context = {"moderation": moderation_summary(request, self), **(extra_context or {})}
+        extra_context = {
+            "moderation": moderation_summary(request, self),
+            "import_games": import_games(request, self),
+            **(extra_context or {}),
+        }
         return super().index(request, extra_context)

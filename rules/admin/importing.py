@@ -30,7 +30,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.admin import helpers
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.urls import path, reverse
@@ -102,6 +102,64 @@ TYPE_LABELS = {
 # --- The form -----------------------------------------------------------------------
 
 
+def source_label(source: Source) -> str:
+    """A source as a moderator tells it from the game's others: title, language, version."""
+    version = f", {source.version}" if source.version else ""
+    return f"{source.title} ({dict(CONTENT_LANGUAGES).get(source.language, source.language)}{version})"
+
+
+class SourceSelect(forms.Select):
+    """Each source's option carries its language (``data-language``), which the form's
+    script sets the language to when the source is chosen."""
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        source = getattr(value, "instance", None)
+        if source is not None:
+            option["attrs"]["data-language"] = source.language
+        return option
+
+
+class SourceChoiceField(forms.ModelChoiceField):
+    widget = SourceSelect
+
+    def label_from_instance(self, source) -> str:
+        return source_label(source)
+
+
+def game_facts(game: Game) -> dict:
+    """What the form brings with a game: its main content language (the one most of its
+    published items are in; else any it has), every language it has, and its sources."""
+    languages = game.content_languages() or list(
+        game.sources.order_by("language").values_list("language", flat=True).distinct()
+    )
+    names = dict(CONTENT_LANGUAGES)
+    return {
+        "language": languages[0] if languages else "",
+        "languages": [[code, str(names.get(code, code))] for code in languages],
+        "sources": [
+            {"id": source.pk, "label": source_label(source), "language": source.language}
+            for source in game.sources.order_by("language", "title")
+        ],
+    }
+
+
+def starting_game(request, games):
+    """The game the import form starts with: ``?game=`` (a slug or an id), else the game of
+    the user's latest import, else the user's only game; None for none (a new game)."""
+    asked = request.GET.get("game", "").strip()[:100]
+    if asked:
+        found = games.filter(slug=asked).first() or (games.filter(pk=int(asked)).first() if asked.isdigit() else None)
+        if found is not None:
+            return found
+    latest = ImportJob.objects.filter(user=request.user).order_by("-created_at").values_list("values", flat=True)
+    slug = (latest.first() or {}).get("game")
+    found = games.filter(slug=slug).first() if slug else None
+    if found is None and games.count() == 1:
+        found = games.first()
+    return found
+
+
 class ImportForm(forms.Form):
     required_css_class = "required"
 
@@ -135,15 +193,22 @@ class ImportForm(forms.Form):
     )
     language = forms.ChoiceField(label=_("Language"), choices=CONTENT_LANGUAGES)
     kind = forms.ChoiceField(label=_("Kind"), choices=KIND_CHOICES, initial="auto")
+    source = SourceChoiceField(
+        Source.objects.none(),
+        label=_("Source"),
+        required=False,
+        empty_label=_("(a new source)"),
+        help_text=_(
+            "The game's document this one is: a new version of it, or the same again (its items are updated, "
+            "not added again). Its language and title are the source's."
+        ),
+    )
     source_title = forms.CharField(
-        label=_("Source title"),
+        label=_("New source's title"),
         required=False,
         max_length=300,
         validators=[ProhibitUnstorableCharactersValidator()],
-        help_text=_(
-            "The document's title. Default: the file name. Use the same title for a revised "
-            "edition, so its items are updated rather than added again."
-        ),
+        help_text=_("For a new source: the document's title. Default: the file name."),
         widget=forms.TextInput(attrs={"list": "import-source-titles", "class": "vTextField"}),
     )
     numbered_title = forms.CharField(
@@ -209,25 +274,28 @@ class ImportForm(forms.Form):
     fieldsets = [
         (_("Document"), {"fields": ["file", "text"]}),
         (_("Game"), {"fields": ["game", "new_game_slug", "new_game_name"]}),
+        (_("Source"), {"fields": ["source", "source_title", "language", "kind", "numbered_title"]}),
         (
-            _("Import"),
-            {
-                "fields": [
-                    "language", "kind", "source_title", "numbered_title", "source_version", "hold",
-                    "effective_date", "page", "status", "prune", "removal",
-                ]
-            },
+            _("Version"),
+            {"fields": ["source_version", "hold", "effective_date"]},
         ),
+        (_("Import"), {"fields": ["page", "status", "prune", "removal"]}),
     ]
 
-    def __init__(self, *args, can_delete: bool = True, games=None, can_create_game: bool = True, **kwargs):
+    def __init__(
+        self, *args, can_delete: bool = True, games=None, can_create_game: bool = True, game=None, **kwargs
+    ):
         """``games``: the games the user may import into (default all); a new game only
-        with ``can_create_game`` (users who edit every game, see rules.moderation.permissions)."""
+        with ``can_create_game`` (users who edit every game, see rules.moderation.permissions).
+        ``game``: the game the form starts with (its language and its sources offered)."""
         super().__init__(*args, **kwargs)
         self.can_delete = can_delete
         self.can_create_game = can_create_game
         self.games = Game.objects.all() if games is None else games
         self.fields["game"].queryset = self.games.order_by("name")
+        # Bound, any source of the user's games (clean() checks it is the game's); unbound,
+        # the sources of the game the form starts with.
+        self.fields["source"].queryset = Source.objects.filter(game__in=self.games).order_by("language", "title")
         if not can_create_game:
             self.fields["game"].empty_label = None
             for name in ("new_game_slug", "new_game_name"):
@@ -235,6 +303,12 @@ class ImportForm(forms.Form):
                 self.fields[name].help_text = _("Only moderators of every game can add a game.")
         if get_language() in CONTENT_LANGUAGE_CODES:
             self.fields["language"].initial = get_language()
+        if game is not None and not self.is_bound:
+            self.fields["game"].initial = game.pk
+            self.fields["source"].queryset = self.fields["source"].queryset.filter(game=game)
+            main = game_facts(game)["language"]
+            if main:
+                self.fields["language"].initial = main
         if not can_delete:
             self.fields["removal"].choices = REMOVAL_CHOICES[:1]
             self.fields["removal"].help_text = _("Deleting needs the permission to delete entries.")
@@ -266,6 +340,12 @@ class ImportForm(forms.Form):
             raise forms.ValidationError(_("Upload a file or paste the text."))
 
         game, slug, name = data.get("game"), data.get("new_game_slug"), data.get("new_game_name")
+        source = data.get("source")
+        if source is not None:
+            if game is None or source.game_id != game.pk:
+                self.add_error("source", _("Choose a source of the chosen game, or “(a new source)”."))
+            else:  # the source's own language and title
+                data["language"], data["source_title"] = source.language, source.title
         if not game and not self.can_create_game:
             if "game" not in self.errors:
                 self.add_error("game", _("Choose one of the games you moderate."))
@@ -559,7 +639,7 @@ def import_view(request, model_admin):
             form.add_error(None, line_text(job.error, job.result.get("line")))
             job.delete()
     else:
-        form = ImportForm(can_delete=can_delete, **scope)
+        form = ImportForm(can_delete=can_delete, game=starting_game(request, scope["games"]), **scope)
     adminform = helpers.AdminForm(form, form.fieldsets, prepopulated_fields={})
     context = _context(request, model_admin, adminform=adminform, form=form, errors=form.errors)
     return render(request, FORM_TEMPLATE, context)
@@ -641,4 +721,33 @@ def import_urls(model_admin) -> list:
     return [
         path("import/", wrap(import_view), name="rules_entry_import"),
         path("import/<int:job>/", wrap(job_view), name="rules_entry_import_job"),
+        path("import/game/<int:game>/", wrap(game_view), name="rules_entry_import_game"),
     ]
+
+
+def import_games(request, site) -> dict | None:
+    """The admin front page's "Import a document" box: the games the user may import into
+    (the latest one first chosen) and whether a new game may be made; None for a user
+    who may not import."""
+    from ..content.models import Entry
+
+    model_admin = site.get_model_admin(Entry)
+    if not (model_admin.has_add_permission(request) and model_admin.has_change_permission(request)):
+        return None
+    games = editable_games(request.user)
+    chosen = starting_game(request, games)
+    return {
+        "games": list(games.order_by("name")),
+        "chosen": chosen.pk if chosen else None,
+        "can_create_game": edits_every_game(request.user),
+    }
+
+
+def game_view(request, model_admin, game):
+    """The game's languages and sources as JSON, for the form's game picker
+    (``static/js/admin-import-form.js``): a game the user may import into, else a 404."""
+    _check_permission(request, model_admin)
+    found = editable_games(request.user).filter(pk=game).first()
+    if found is None:
+        raise Http404("No such game")
+    return JsonResponse(game_facts(found))
