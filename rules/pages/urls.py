@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import feeds, releases, rulebook_views, suggestions, views
+from . import cards, feeds, releases, rulebook_views, suggestions, views
 from .http import public_page
 
 app_name = "rules"
@@ -9,6 +9,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("search/", views.search, name="search"),
     path("games/<slug:game>/", views.game_detail, name="game"),
+    path("games/<slug:game>/card.png", cards.game_card, name="game-card"),
     path("games/<slug:game>/rules/<slug:slug>/", views.entry_detail, name="entry"),
     path("games/<slug:game>/rules/<slug:slug>/compare/<slug:language>/", views.entry_compare, name="entry-compare"),
     path("games/<slug:game>/errata/", views.errata_list, name="errata"),

@@ -15,10 +15,11 @@ from ..content.releases import Release
 from ..search import Busy, QueryTooLong
 from ..search import search as search_service
 from ..shared.collation import sort_by_title
+from ..shared.languages import CONTENT_LANGUAGES
 from . import parallel
 from .forms import SearchForm
 from .http import public_page
-from .page_context import entry_page_context, game_contents, game_context
+from .page_context import entry_page_context, game_contents, game_context, game_name, reader_counts
 from .releases import AS_OF_PARAMETER, as_of_context, removed_page
 
 
@@ -26,9 +27,13 @@ from .releases import AS_OF_PARAMETER, as_of_context, removed_page
 def home(request):
     # By the name the reader sees, in the order of the reader's language.
     ui_language = translation.get_language()
-    games = sort_by_title(
-        Game.objects.published().with_entry_counts().order_by("pk"), ui_language, title=lambda g: g.name_in(ui_language)
-    )
+    games = sort_by_title(Game.objects.published().order_by("pk"), ui_language, title=lambda g: g.name_in(ui_language))
+    # Each card counts the entries of the language its game page shows this reader.
+    shown = reader_counts(games, ui_language)
+    names = dict(CONTENT_LANGUAGES)
+    for game in games:
+        game.shown_language, game.entry_count = shown.get(game.pk, (ui_language, 0))
+        game.shown_language_name = names.get(game.shown_language, game.shown_language)
     recent_entries = Entry.objects.published().select_related("game").order_by("-updated_at", "pk")[:8]
     recent_errata = Erratum.objects.published().select_related("game").order_by("-updated_at", "pk")[:5]
     return render(
@@ -175,9 +180,9 @@ def search(request):
                     "query": data["q"],
                     "results": results,
                     "total": results.total,
-                    # each hit with its game's name in the hit's language
+                    # each hit with its game's name, as every page names it for this reader
                     "rows": [
-                        (hit, games[hit.game_slug].name_in(hit.language) if hit.game_slug in games else hit.game_name)
+                        (hit, game_name(games[hit.game_slug]) if hit.game_slug in games else hit.game_name)
                         for hit in page.object_list
                     ],
                     "page": page.number,
