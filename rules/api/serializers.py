@@ -324,11 +324,24 @@ def release_summary(release, urls: "Links") -> dict:
     }
 
 
+class ChangeCountsSerializer(serializers.Serializer):
+    reworded = serializers.IntegerField()
+    retitled = serializers.IntegerField()
+    renumbered = serializers.IntegerField()
+    added = serializers.IntegerField()
+    removed = serializers.IntegerField()
+
+
 class ReleaseListSerializer(ReleaseSummarySerializer):
     source = serializers.IntegerField()
+    counts = ChangeCountsSerializer(help_text="How many items of each kind of change (every kind, 0 included).")
 
     def to_representation(self, release) -> dict:
-        return {**release_summary(release, links(self.context)), "source": release.source_id}
+        return {
+            **release_summary(release, links(self.context)),
+            "source": release.source_id,
+            "counts": {str(kind): getattr(release, f"count_{kind}", 0) for kind in KINDS},
+        }
 
 
 class ReleaseChangeSerializer(serializers.Serializer):
@@ -351,14 +364,6 @@ class ReleaseChangeSerializer(serializers.Serializer):
     successor = serializers.IntegerField(
         allow_null=True, help_text="removed: the id of the item of this release its text went to, if any."
     )
-
-
-class ChangeCountsSerializer(serializers.Serializer):
-    reworded = serializers.IntegerField()
-    retitled = serializers.IntegerField()
-    renumbered = serializers.IntegerField()
-    added = serializers.IntegerField()
-    removed = serializers.IntegerField()
 
 
 class ReleaseSerializer(ReleaseSummarySerializer):

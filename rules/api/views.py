@@ -5,7 +5,7 @@ Each viewset is a queryset and a serializer: the queryset starts from ``publishe
 serializer shows in a fixed number of queries, whatever the page size.
 """
 
-from django.db.models import Case, Prefetch, Q, Subquery, Value, When
+from django.db.models import Case, Count, Prefetch, Q, Subquery, Value, When
 from django.http import Http404, JsonResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.permissions import AllowAny
@@ -14,7 +14,7 @@ from rest_framework.viewsets import ReadOnlyModelViewSet
 
 from rules.content.models import Entry, Erratum, Game, Source
 from rules.content.querysets import Status
-from rules.content.releases import Release, entry_as_of, removals_subquery, removed_entries
+from rules.content.releases import KINDS, Release, entry_as_of, removals_subquery, removed_entries
 from rules.derived.models import FeedKind, PublicItem
 from rules.derived.rendering import absolute_links
 from rules.shared.markdown import render_markdown
@@ -128,7 +128,12 @@ class ReleaseViewSet(APIv1Settings, ReadOnlyModelViewSet):
 
     def get_queryset(self):
         releases = Release.objects.public().select_related("source__game").order_by("-created_at", "-pk")
-        return releases.prefetch_related("changes") if getattr(self, "action", None) == "retrieve" else releases
+        if getattr(self, "action", None) == "retrieve":
+            return releases.prefetch_related("changes")
+        # A list shows each release's counts by kind: counted in its one query.
+        return releases.annotate(
+            **{f"count_{kind}": Count("changes", filter=Q(changes__change=kind)) for kind in KINDS}
+        )
 
 
 class EntryViewSet(EntryPreviewActions, APIv1Settings, ReadOnlyModelViewSet):

@@ -214,6 +214,15 @@ def test_odd_as_of_and_rule_values_are_clear_answers_not_errors(client, released
     assert client.get(entry.get_absolute_url(), {"as_of": "2000-01-01"}).status_code == 404  # before any release
 
 
+def test_the_releases_api_counts_each_kind_in_the_list_and_the_item(client, released):
+    listed = {item["version"]: item for item in client.get("/api/v1/releases/", {"game": NAME}).json()["results"]}
+    for version in ("v2", "v3"):
+        want = {kind: sum(1 for line in EXPECTED[version] if line["change"] == kind)
+                for kind in ("reworded", "retitled", "renumbered", "added", "removed")}  # fmt: skip
+        assert listed[version]["counts"] == want
+        assert client.get(listed[version]["url"]).json()["counts"] == want
+
+
 def test_the_releases_api_answers_odd_parameters_with_json_not_errors(client, released):
     ok = client.get("/api/v1/releases/", {"ordering": "updated_at", "cursor": "", "page_size": 1, "language": "en"})
     assert ok.status_code == 200 and ok.json()["count"] == 3 and len(ok.json()["results"]) == 1
