@@ -410,8 +410,9 @@ class _Document:
         keeps the old title, ``Entry.save``)."""
         aliases = list(item.aliases)
         names = {normalize_label(name) for name in (item.title, *aliases)}
-        former = self._former_titles(obj)
-        for alias in obj.aliases or []:
+        extra = [alias for alias in obj.aliases or [] if normalize_label(str(alias)) not in names]
+        former = self._former_titles(obj) if extra else set()  # the history only when it matters
+        for alias in extra:
             key = normalize_label(str(alias))
             if key in former and key not in names:
                 aliases.append(alias)
