@@ -21,13 +21,15 @@ that has items but no release yet (imported before it had versions) first gets i
 release "as first imported" (``initial_release``), so it can be read as it was then.
 """
 
+import difflib
+
 from django.utils import timezone
 
 from ..content.journal import unit_of_work
 from ..content.releases import Release, ReleaseChange, initial_release
 from ..shared.diffing import word_diff_html
 from .errors import ImportRulesError
-from .identity import Rule, similarity, text_of
+from .identity import text_of
 from .options import SourceInfo
 from .report import ChangeLine
 
@@ -142,19 +144,25 @@ def changes_of(
 
 def _successors(removed: list[ChangeLine], lines: list[ChangeLine]) -> None:
     """Each removed line's successor: the added or reworded line of its type whose text is
-    most like its last text, at ``SUCCESSOR_SIMILARITY`` or more."""
+    most like its last text, at ``SUCCESSOR_SIMILARITY`` or more (difflib's cheap upper
+    bounds first: a version removing 50 of 10,000 rules compares them in milliseconds)."""
+    candidates = [
+        (line, tuple(text_of(line.text, line.title).split()))
+        for line in lines
+        if line.change in (ReleaseChange.Kind.ADDED, ReleaseChange.Kind.REWORDED)
+    ]
     for line in removed:
         if not line.previous_text.strip():
             continue
-        old = Rule(None, line.number, text_of(line.previous_text, line.previous_title))
+        old = tuple(text_of(line.previous_text, line.previous_title).split())
         best, score = None, SUCCESSOR_SIMILARITY
-        for candidate in lines:
-            if candidate.type != line.type or candidate.change not in (
-                ReleaseChange.Kind.ADDED,
-                ReleaseChange.Kind.REWORDED,
-            ):
+        for candidate, words in candidates:
+            if candidate.type != line.type:
                 continue
-            similar = similarity(old, Rule(None, candidate.number, text_of(candidate.text, candidate.title)))
+            matcher = difflib.SequenceMatcher(a=old, b=words, autojunk=False)
+            if matcher.real_quick_ratio() < score or matcher.quick_ratio() < score:
+                continue
+            similar = matcher.ratio()
             if similar >= score:
                 best, score = candidate, similar
         if best is not None:

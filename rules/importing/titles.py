@@ -20,6 +20,7 @@ Pure functions: no database, no Django.
 
 import re
 from collections import Counter
+from functools import cache
 
 DEFAULT = "{parent} {number}"
 # A pattern read back from titles must fit this many of the source's numbered rules
@@ -51,30 +52,43 @@ def render(pattern: str, parent: str, number: str) -> str:
     return " ".join(title.split())
 
 
-def _regex(pattern: str, number: str) -> re.Pattern | None:
-    """A regular expression for the titles ``pattern`` gives rule ``number`` under any
-    section; None for a pattern that does not name the number."""
-    parts = re.split(r"(\{(?:parent|section|number)\})", pattern)
-    if "{number}" not in parts:
-        return None
+def _piece(text: str) -> str:
+    """A regular expression for a piece of a pattern without ``{number}``: its words as
+    written (any white space between), a section's title (``{parent}``) as anything."""
     out = []
-    for part in parts:
-        if part == "{number}":
-            out.append(re.escape(number))
-        elif part in ("{parent}", "{section}"):
+    for part in re.split(r"(\{(?:parent|section)\})", text):
+        if part in ("{parent}", "{section}"):
             out.append(".*?")
-        else:
-            out.append(r"\s*".join(re.escape(word) for word in part.split(" ")) if part.strip() else r"\s*")
-    return re.compile("".join(out), re.DOTALL)
+        elif part:
+            out.append(r"\s*".join(re.escape(word) for word in part.split(" ")))
+    return "".join(out)
+
+
+@cache
+def _pieces(pattern: str) -> tuple[re.Pattern, re.Pattern] | None:
+    """What comes before and after ``{number}`` in ``pattern``, as regular expressions,
+    compiled once per pattern (an import asks for each of its rules); None for a pattern
+    that names the number other than once."""
+    parts = pattern.split("{number}")
+    if len(parts) != 2:
+        return None
+    return re.compile(_piece(parts[0]), re.DOTALL), re.compile(_piece(parts[1]), re.DOTALL)
 
 
 def is_rendering(title: str, pattern: str, number: str) -> bool:
     """Whether ``title`` is what ``pattern`` makes of rule ``number`` (under some section):
     a title the importer gave, not one a moderator chose."""
-    if not number:
+    pieces = _pieces(pattern) if number else None
+    if pieces is None:
         return False
-    regex = _regex(pattern, number)
-    return regex is not None and regex.fullmatch(" ".join(title.split())) is not None
+    before, after = pieces
+    title = " ".join(title.split())
+    start = title.find(number)
+    while start != -1:
+        if before.fullmatch(title[:start]) and after.fullmatch(title[start + len(number) :]):
+            return True
+        start = title.find(number, start + 1)
+    return False
 
 
 def infer(rules: list[tuple[str, str, list[str]]]) -> str | None:
