@@ -355,3 +355,33 @@ def test_a_source_imported_before_it_had_versions_reads_as_first_imported(client
     for as_of in ("first-import", (then + timedelta(days=3)).isoformat()):
         page = client.get(entry.get_absolute_url(), {"as_of": as_of})
         assert page.status_code == 200 and old in page.content.decode().replace("&#x27;", "'"), as_of
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_gives_every_source_a_first_release_and_splits_changed(client):
+    out = io.StringIO()
+    call_command(
+        "import_rules", str(BLUE_MOON), "--game", "blue-moon", "--game-name", "Blue Moon", "--language", "nl",
+        "--kind", "rulebook", "--source-title", "Blue Moon: spelregels", stdout=out,
+    )  # fmt: skip
+    name = SETS[0]
+    for version in ("v1", "v2"):
+        import_version(name, version)
+    reworded = sorted(
+        ReleaseChange.objects.filter(release__version="v2", change="reworded").values_list("pk", flat=True)
+    )
+    assert reworded and not Release.objects.filter(source__game__slug="blue-moon").exists()
+    try:
+        call_command("migrate", "rules", "0020", verbosity=0)  # before releases had kinds of change
+    finally:
+        call_command("migrate", verbosity=0)
+    # "changed" became reworded again (their diffs change words); no source lost a release.
+    assert sorted(ReleaseChange.objects.filter(change="reworded").values_list("pk", flat=True)) == reworded
+    assert not Release.objects.filter(source__game__slug=name, initial=True).exists()
+    # The source imported before it had versions reads as first imported.
+    first = Release.objects.get(source__game__slug="blue-moon")
+    assert first.initial and first.version == "first-import" and first.sequence == 0
+    rules = Entry.objects.filter(source=first.source)
+    assert first.changes.filter(change="added").count() == rules.count() > 10
+    entry = rules.exclude(body="").first()
+    assert client.get(entry.get_absolute_url(), {"as_of": "first-import"}).status_code == 200
