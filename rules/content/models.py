@@ -151,10 +151,14 @@ class Source(models.Model):
             "{parent} the title of its section, e.g. “Regel {number}”. Empty: “{parent} {number}”."
         ),
     )
+    # The releases a reader can read its entries as of, oldest first (id, version,
+    # effective_on, initial): the entry page's release picker, read with the source the
+    # page loads anyway. Derived (rules.derived.relations), so kept out of its history.
+    readable_releases = models.JSONField(default=list, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    history = HistoricalRecords()
+    history = HistoricalRecords(excluded_fields=["readable_releases"])
     objects = SourceQuerySet.as_manager()
 
     class Meta:

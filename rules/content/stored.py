@@ -156,8 +156,10 @@ class EntryRelations:
 
     @cached_property
     def source_releases(self) -> list["ReleaseLink"]:
-        """The releases of its source it can be read as of, newest first (the picker)."""
-        return [self._release(item) for item in reversed(self.data.get("source_releases", []))]
+        """The releases of its source it can be read as of, newest first (the picker;
+        stored with the source, ``Source.readable_releases``)."""
+        source = self.entry.source if self.entry.source_id else None
+        return [self._release(item) for item in reversed(source.readable_releases if source else [])]
 
     @cached_property
     def previous_numbers(self) -> list["FormerNumber"]:

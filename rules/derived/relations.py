@@ -167,8 +167,9 @@ def _releases(game_id: int, found: dict, entries: dict, published: set) -> None:
     """From the releases of the game's sources (``rules.content.releases``), a seventh and
     an eighth query:
 
-    - ``source_releases``: the releases of the entry's source a reader can read it as of
-      (applied and public), oldest first: the release picker on its page;
+    - (stored with each source, not each entry: ``Source.readable_releases``) the releases
+      of the source a reader can read its entries as of (applied and public), oldest
+      first: the release picker on an entry's page;
     - ``releases``: what each release did to the entry, oldest first (its history across
       releases);
     - ``previous_numbers``: the numbers it had before, each with the release that ended
@@ -189,10 +190,7 @@ def _releases(game_id: int, found: dict, entries: dict, published: set) -> None:
             {"id": pk, "version": version, "effective_on": effective_on.isoformat() if effective_on else None}
             | ({"initial": True} if initial else {})
         )
-    for pk, relations in found.items():
-        source_id = entries[pk][8]
-        if readable.get(source_id):
-            relations["source_releases"] = readable[source_id]
+    _store_readable(game_id, readable)
 
     changes = (
         ReleaseChange.objects.filter(
@@ -231,6 +229,20 @@ def _releases(game_id: int, found: dict, entries: dict, published: set) -> None:
                 "number_then": previous,
                 "until": release,
             }
+
+
+def _store_readable(game_id: int, readable: dict[int, list]) -> None:
+    """Each source of the game keeps the releases its entries can be read as of (one
+    read, and a write only of the sources whose list changed)."""
+    from ..content.models import Source
+
+    changed = [
+        (pk, readable.get(pk, []))
+        for pk, stored in Source.objects.filter(game_id=game_id).values_list("pk", "readable_releases")
+        if stored != readable.get(pk, [])
+    ]
+    for pk, releases in changed:
+        Source.objects.filter(pk=pk).update(readable_releases=releases)
 
 
 def fingerprint(relations: dict) -> str:

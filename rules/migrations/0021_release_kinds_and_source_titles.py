@@ -115,6 +115,11 @@ class Migration(migrations.Migration):
             name='numbered_title',
             field=models.CharField(blank=True, help_text='How an import titles a numbered rule that has no title of its own: {number} is its number, {parent} the title of its section, e.g. “Regel {number}”. Empty: “{parent} {number}”.', max_length=200, verbose_name='titles of numbered rules'),
         ),
+        migrations.AddField(
+            model_name='source',
+            name='readable_releases',
+            field=models.JSONField(blank=True, default=list, editable=False),
+        ),
         migrations.AlterField(
             model_name='releasechange',
             name='change',

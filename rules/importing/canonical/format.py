@@ -86,7 +86,8 @@ QUESTION_FIELDS = (
 # translation's original and the history version of it it matches name rows of this
 # database's history, which an import does not bring).
 NOT_EXPORTED = frozenset(
-    {"id", "game", "created_at", "updated_at", "body_checked_at", "moderators", "translation_of", "translation_base"}
+    {"id", "game", "created_at", "updated_at", "body_checked_at", "moderators", "translation_of", "translation_base",
+     "readable_releases"}
     | {name for fields in RENDERED_FIELDS.values() for name in fields}
 )
 TOP_LEVEL_KEYS = (
