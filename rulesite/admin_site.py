@@ -24,14 +24,17 @@ class RulesiteAdminSite(admin.AdminSite):
         return worklist_urls(self) + suggestion_urls(self) + activity_urls(self) + super().get_urls()
 
     def index(self, request, extra_context=None):
-        """The admin's front page, with the worklist counts in its "Moderation" box and
-        warnings about how the site runs (``rules.admin.operations``)."""
+        """The admin's front page, with the worklist counts in its "Moderation" box, the
+        "Import a document" box (its game picker) and warnings about how the site runs
+        (``rules.admin.operations``)."""
+        from rules.admin.importing import import_games
         from rules.admin.operations import warnings
         from rules.admin.worklists import moderation_summary
 
         extra_context = {
             "moderation": moderation_summary(request, self),
             "operations_warnings": warnings(),
+            "import_games": import_games(request, self),
             **(extra_context or {}),
         }
         return super().index(request, extra_context)

@@ -111,7 +111,7 @@ def apply(mirror: dict, change: dict) -> None:
             game_ids[game_id] = item["slug"]
         return
     key = f"{change['kind']}:{change['id']}"
-    if change["action"] == "deleted":
+    if change["action"] in ("deleted", "removed"):  # removed: a release removed it (removed_in)
         items.pop(key, None)
         return
     item = fetch(change["url"])

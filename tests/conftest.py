@@ -53,8 +53,8 @@ def pytest_runtest_teardown(item, nextitem):
     last; spread over workers by module (``make test``), they come in any order."""
     yield
     marker = item.get_closest_marker("django_db")
-    if marker is None or not marker.kwargs.get("transaction"):
-        return
+    if nextitem is None or marker is None or not marker.kwargs.get("transaction"):
+        return  # (the last test's teardown has ended the test databases too)
     from django.db import connections
     from pytest_django.plugin import blocking_manager_key
 

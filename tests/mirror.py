@@ -65,7 +65,7 @@ class FeedMirror:
 
     def apply(self, client, change: dict) -> None:
         key = (change["kind"], change["id"])
-        if change["action"] == "deleted":
+        if change["action"] in ("deleted", "removed"):
             self.items.pop(key, None)
             return
         response = _get(client, change["url"])

@@ -30,7 +30,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.admin import helpers
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.urls import path, reverse
@@ -40,9 +40,10 @@ from django.utils.translation import gettext_lazy as _
 
 from ..content.models import Entry, Erratum, Game, Source
 from ..content.querysets import Status
-from ..content.releases import Release
+from ..content.releases import KINDS, Release, ReleaseChange, counts_text
 from ..importing import ImportRulesError
 from ..importing.report import ImportReport, Outcome, Repair, Warning
+from ..importing.titles import problem as numbered_title_problem
 from ..jobs.models import ImportJob
 from ..jobs.tasks import STAGES, preview_import, run_import
 from ..moderation.permissions import can_edit_game, editable_games, edits_every_game
@@ -65,6 +66,13 @@ KIND_CHOICES = [
     ("rulebook", _("Rulebook (numbered rules)")),
     ("faq", _("FAQ")),
 ]
+REMOVAL_CHOICES = [
+    (
+        "archive",
+        _("archived: no longer public, kept with their history; their pages say in which version they were removed"),
+    ),
+    ("delete", _("deleted for good, with their history")),
+]
 STATUS_CHOICES = [
     (Status.DRAFT, _("Draft: nothing new is public until published")),
     (Status.REVIEW, _("In review")),
@@ -83,6 +91,8 @@ FORMAT_LABELS = {
     "pdf": _("PDF"),
     "json": _("rulesite JSON export"),
 }
+KIND_LABELS = dict(ReleaseChange.Kind.choices)
+OLD_KINDS = {"changed": "reworded"}  # a kind a job kept before kinds were split
 TYPE_LABELS = {
     "game": _("game"),
     "entry": _("entry"),
@@ -93,6 +103,64 @@ TYPE_LABELS = {
 
 
 # --- The form -----------------------------------------------------------------------
+
+
+def source_label(source: Source) -> str:
+    """A source as a moderator tells it from the game's others: title, language, version."""
+    version = f", {source.version}" if source.version else ""
+    return f"{source.title} ({dict(CONTENT_LANGUAGES).get(source.language, source.language)}{version})"
+
+
+class SourceSelect(forms.Select):
+    """Each source's option carries its language (``data-language``), which the form's
+    script sets the language to when the source is chosen."""
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        source = getattr(value, "instance", None)
+        if source is not None:
+            option["attrs"]["data-language"] = source.language
+        return option
+
+
+class SourceChoiceField(forms.ModelChoiceField):
+    widget = SourceSelect
+
+    def label_from_instance(self, source) -> str:
+        return source_label(source)
+
+
+def game_facts(game: Game) -> dict:
+    """What the form brings with a game: its main content language (the one most of its
+    published items are in; else any it has), every language it has, and its sources."""
+    languages = game.content_languages() or list(
+        game.sources.order_by("language").values_list("language", flat=True).distinct()
+    )
+    names = dict(CONTENT_LANGUAGES)
+    return {
+        "language": languages[0] if languages else "",
+        "languages": [[code, str(names.get(code, code))] for code in languages],
+        "sources": [
+            {"id": source.pk, "label": source_label(source), "language": source.language}
+            for source in game.sources.order_by("language", "title")
+        ],
+    }
+
+
+def starting_game(request, games):
+    """The game the import form starts with: ``?game=`` (a slug or an id), else the game of
+    the user's latest import, else the user's only game; None for none (a new game)."""
+    asked = request.GET.get("game", "").strip()[:100]
+    if asked:
+        found = games.filter(slug=asked).first() or (games.filter(pk=int(asked)).first() if asked.isdigit() else None)
+        if found is not None:
+            return found
+    latest = ImportJob.objects.filter(user=request.user).order_by("-created_at").values_list("values", flat=True)
+    slug = (latest.first() or {}).get("game")
+    found = games.filter(slug=slug).first() if slug else None
+    if found is None and games.count() == 1:
+        found = games.first()
+    return found
 
 
 class ImportForm(forms.Form):
@@ -128,16 +196,35 @@ class ImportForm(forms.Form):
     )
     language = forms.ChoiceField(label=_("Language"), choices=CONTENT_LANGUAGES)
     kind = forms.ChoiceField(label=_("Kind"), choices=KIND_CHOICES, initial="auto")
+    source = SourceChoiceField(
+        Source.objects.none(),
+        label=_("Source"),
+        required=False,
+        empty_label=_("(a new source)"),
+        help_text=_(
+            "The game's document this one is: a new version of it, or the same again (its items are updated, "
+            "not added again). Its language and title are the source's."
+        ),
+    )
     source_title = forms.CharField(
-        label=_("Source title"),
+        label=_("New source's title"),
         required=False,
         max_length=300,
         validators=[ProhibitUnstorableCharactersValidator()],
-        help_text=_(
-            "The document's title. Default: the file name. Use the same title for a revised "
-            "edition, so its items are updated rather than added again."
-        ),
+        help_text=_("For a new source: the document's title. Default: the file name."),
         widget=forms.TextInput(attrs={"list": "import-source-titles", "class": "vTextField"}),
+    )
+    numbered_title = forms.CharField(
+        label=_("Titles of numbered rules"),
+        required=False,
+        max_length=200,
+        validators=[ProhibitUnstorableCharactersValidator()],
+        help_text=_(
+            "For a rulebook whose numbered rules have no title of their own: {number} is the rule's number, "
+            "{parent} the title of its section, e.g. “Regel {number}”. Leave it empty to keep the source's own "
+            "(a new source: “{parent} {number}”)."
+        ),
+        widget=forms.TextInput(attrs={"class": "vTextField", "placeholder": "{parent} {number}"}),
     )
     source_version = forms.CharField(
         label=_("Version"),
@@ -176,32 +263,42 @@ class ImportForm(forms.Form):
         help_text=_("Items already on the site keep their status."),
     )
     prune = forms.BooleanField(
-        label=_("Delete items of this source that the document no longer has"),
+        label=_("Remove items of this source that the document no longer has"),
         required=False,
+    )
+    removal = forms.ChoiceField(
+        label=_("Removed items are"),
+        choices=REMOVAL_CHOICES,
+        initial="archive",
+        required=False,  # left out (a script's upload): archived
+        widget=forms.RadioSelect,
     )
 
     fieldsets = [
         (_("Document"), {"fields": ["file", "text"]}),
         (_("Game"), {"fields": ["game", "new_game_slug", "new_game_name"]}),
+        (_("Source"), {"fields": ["source", "source_title", "language", "kind", "numbered_title"]}),
         (
-            _("Import"),
-            {
-                "fields": [
-                    "language", "kind", "source_title", "source_version", "hold", "effective_date", "page",
-                    "status", "prune",
-                ]
-            },
+            _("Version"),
+            {"fields": ["source_version", "hold", "effective_date"]},
         ),
+        (_("Import"), {"fields": ["page", "status", "prune", "removal"]}),
     ]
 
-    def __init__(self, *args, can_delete: bool = True, games=None, can_create_game: bool = True, **kwargs):
+    def __init__(
+        self, *args, can_delete: bool = True, games=None, can_create_game: bool = True, game=None, **kwargs
+    ):
         """``games``: the games the user may import into (default all); a new game only
-        with ``can_create_game`` (users who edit every game, see rules.moderation.permissions)."""
+        with ``can_create_game`` (users who edit every game, see rules.moderation.permissions).
+        ``game``: the game the form starts with (its language and its sources offered)."""
         super().__init__(*args, **kwargs)
         self.can_delete = can_delete
         self.can_create_game = can_create_game
         self.games = Game.objects.all() if games is None else games
         self.fields["game"].queryset = self.games.order_by("name")
+        # Bound, any source of the user's games (clean() checks it is the game's); unbound,
+        # the sources of the game the form starts with.
+        self.fields["source"].queryset = Source.objects.filter(game__in=self.games).order_by("language", "title")
         if not can_create_game:
             self.fields["game"].empty_label = None
             for name in ("new_game_slug", "new_game_name"):
@@ -209,11 +306,15 @@ class ImportForm(forms.Form):
                 self.fields[name].help_text = _("Only moderators of every game can add a game.")
         if get_language() in CONTENT_LANGUAGE_CODES:
             self.fields["language"].initial = get_language()
+        if game is not None and not self.is_bound:
+            self.fields["game"].initial = game.pk
+            self.fields["source"].queryset = self.fields["source"].queryset.filter(game=game)
+            main = game_facts(game)["language"]
+            if main:
+                self.fields["language"].initial = main
         if not can_delete:
-            self.fields["prune"].disabled = True
-            self.fields["prune"].help_text = _(
-                "You need the permission to delete entries for this."
-            )
+            self.fields["removal"].choices = REMOVAL_CHOICES[:1]
+            self.fields["removal"].help_text = _("Deleting needs the permission to delete entries.")
 
     @property
     def source_titles(self) -> list[str]:
@@ -242,6 +343,12 @@ class ImportForm(forms.Form):
             raise forms.ValidationError(_("Upload a file or paste the text."))
 
         game, slug, name = data.get("game"), data.get("new_game_slug"), data.get("new_game_name")
+        source = data.get("source")
+        if source is not None:
+            if game is None or source.game_id != game.pk:
+                self.add_error("source", _("Choose a source of the chosen game, or “(a new source)”."))
+            else:  # the source's own language and title
+                data["language"], data["source_title"] = source.language, source.title
         if not game and not self.can_create_game:
             if "game" not in self.errors:
                 self.add_error("game", _("Choose one of the games you moderate."))
@@ -269,6 +376,17 @@ class ImportForm(forms.Form):
                 )
         return data
 
+    def clean_numbered_title(self):
+        pattern = self.cleaned_data.get("numbered_title", "").strip()
+        if pattern and numbered_title_problem(pattern):
+            raise forms.ValidationError(
+                _(
+                    "Write the pattern with {number} (the rule's number) and, if you like, {parent} "
+                    "(its section's title)."
+                )
+            )
+        return pattern
+
     def add_import_error(self, error: ImportRulesError) -> None:
         self.add_error(None, error_text(error))
 
@@ -290,11 +408,14 @@ class ImportForm(forms.Form):
             "kind": data["kind"],
             "source_title": data["source_title"],
             "source_version": data.get("source_version") or "",
+            "numbered_title": data.get("numbered_title") or "",
             "hold": bool(data.get("hold")) and bool(data.get("source_version")),
             "effective_date": data["effective_date"].isoformat() if data.get("effective_date") else None,
             "page": data["page"],
             "status": data.get("status") or Status.DRAFT,
-            "prune": bool(data["prune"]) and self.can_delete,
+            "prune": bool(data["prune"]),
+            # Deleting only with the permission to delete; archiving is an edit.
+            "removal": "delete" if data.get("removal") == "delete" and self.can_delete else "archive",
         }
 
 
@@ -345,6 +466,7 @@ def counts(report) -> dict:
         "created": by_action["created"],
         "updated": by_action["updated"],
         "unchanged": by_action["unchanged"],
+        "archived": by_action["archived"],
         "deleted": by_action["deleted"],
         "repairs": len(report.repairs),
         "warnings": len(report.warnings),
@@ -353,9 +475,9 @@ def counts(report) -> dict:
 
 def summary_text(numbers: dict) -> str:
     return gettext(
-        "new: %(created)s, changed: %(updated)s, unchanged: %(unchanged)s, deleted: %(deleted)s; "
-        "repairs: %(repairs)s, warnings: %(warnings)s"
-    ) % numbers
+        "new: %(created)s, changed: %(updated)s, unchanged: %(unchanged)s, archived: %(archived)s, "
+        "deleted: %(deleted)s; repairs: %(repairs)s, warnings: %(warnings)s"
+    ) % {"archived": 0, **numbers}
 
 
 def _listed(items: list) -> tuple[list, int]:
@@ -387,6 +509,7 @@ def preview_tables(report) -> dict:
     changed, more_changed = _listed(of("updated"))
     unchanged, more_unchanged = _listed(of("unchanged"))
     deleted, more_deleted = _listed(of("deleted"))
+    archived, more_archived = _listed(of("archived"))
     return {
         "detected_kind": DETECTED_KIND_LABELS.get(report.detected_kind, report.detected_kind),
         "input_format": FORMAT_LABELS.get(report.input_format, report.input_format),
@@ -400,6 +523,8 @@ def preview_tables(report) -> dict:
         "more_unchanged": more_unchanged,
         "deleted": [row(o) for o in deleted],
         "more_deleted": more_deleted,
+        "archived": [row(o) for o in archived],
+        "more_archived": more_archived,
         "repairs": report.repairs,
         "warnings": [{"line": w.line, "message": gettext(w.message)} for w in report.warnings],
     }
@@ -407,17 +532,32 @@ def preview_tables(report) -> dict:
 
 def version_changes(data: dict) -> dict:
     """A job's change list by identity (``rules.importing.releases``), for a version of a
-    source: what the preview and the result show first."""
+    source: what the preview and the result show first, with its counts by kind."""
     if not data.get("release"):
         return {}
-    lines = [
-        {"type": TYPE_LABELS.get(t, t), "change": c, "number": n, "previous_number": p, "title": title, "diff": d}
-        for t, c, n, p, title, d in data.get("changes", [])
-    ]
+    lines = []
+    for line in data.get("changes", []):
+        if isinstance(line, list):  # a job kept before lines were objects
+            line = dict(zip(("type", "change", "number", "previous_number", "title", "diff"), line, strict=False))
+            line["change"] = OLD_KINDS.get(line["change"], line["change"])
+        change = line["change"]
+        lines.append(
+            {
+                **line,
+                "type": TYPE_LABELS.get(line["type"], line["type"]),
+                "label": KIND_LABELS.get(change, change),
+                "moved": bool(line.get("previous_number")) and line["previous_number"] != line["number"]
+                and change != "removed",
+                "retitled": change == "retitled" or bool(line.get("title_changed")),
+                "readdressed": bool(line.get("previous_slug")) and line["previous_slug"] != line.get("slug")
+                and change != "removed",
+            }  # fmt: skip
+        )
+    counts = {OLD_KINDS.get(kind, kind): count for kind, count in data.get("change_counts", {}).items()}
     return {
         "version": data["release"],
         "upcoming": data.get("upcoming"),
-        "version_counts": data.get("change_counts", {}),
+        "version_counts": counts_text({kind: counts.get(kind, 0) for kind in KINDS}),
         "version_changes": lines,
     }
 
@@ -448,6 +588,7 @@ def describe(values: dict) -> dict:
     return {
         "game_label": game.name if game else values["game_name"],
         "new_game": game is None,
+        "removal_label": dict(REMOVAL_CHOICES).get(values.get("removal", "delete"), "") if values.get("prune") else "",
         "language_label": dict(CONTENT_LANGUAGES).get(values["language"], values["language"]),
         "status_label": dict(STATUS_CHOICES).get(values.get("status"), ""),
     }
@@ -501,7 +642,7 @@ def import_view(request, model_admin):
             form.add_error(None, line_text(job.error, job.result.get("line")))
             job.delete()
     else:
-        form = ImportForm(can_delete=can_delete, **scope)
+        form = ImportForm(can_delete=can_delete, game=starting_game(request, scope["games"]), **scope)
     adminform = helpers.AdminForm(form, form.fieldsets, prepopulated_fields={})
     context = _context(request, model_admin, adminform=adminform, form=form, errors=form.errors)
     return render(request, FORM_TEMPLATE, context)
@@ -560,8 +701,9 @@ def _decide(request, model_admin, job: ImportJob):
         job.save(update_fields=["state", "data", "updated_at"])
         messages.info(request, _("Import cancelled: nothing was written."))
         return redirect("admin:rules_entry_import")
-    if job.values["prune"] and not model_admin.has_delete_permission(request):
-        raise PermissionDenied
+    if job.values["prune"] and job.values.get("removal", "delete") == "delete":
+        if not model_admin.has_delete_permission(request):
+            raise PermissionDenied
     _check_game_scope(request, job.values)
     _enqueue(job, ImportJob.State.IMPORTING, run_import)
     return page
@@ -582,4 +724,33 @@ def import_urls(model_admin) -> list:
     return [
         path("import/", wrap(import_view), name="rules_entry_import"),
         path("import/<int:job>/", wrap(job_view), name="rules_entry_import_job"),
+        path("import/game/<int:game>/", wrap(game_view), name="rules_entry_import_game"),
     ]
+
+
+def import_games(request, site) -> dict | None:
+    """The admin front page's "Import a document" box: the games the user may import into
+    (the latest one first chosen) and whether a new game may be made; None for a user
+    who may not import."""
+    from ..content.models import Entry
+
+    model_admin = site.get_model_admin(Entry)
+    if not (model_admin.has_add_permission(request) and model_admin.has_change_permission(request)):
+        return None
+    games = editable_games(request.user)
+    chosen = starting_game(request, games)
+    return {
+        "games": list(games.order_by("name")),
+        "chosen": chosen.pk if chosen else None,
+        "can_create_game": edits_every_game(request.user),
+    }
+
+
+def game_view(request, model_admin, game):
+    """The game's languages and sources as JSON, for the form's game picker
+    (``static/js/admin-import-form.js``): a game the user may import into, else a 404."""
+    _check_permission(request, model_admin)
+    found = editable_games(request.user).filter(pk=game).first()
+    if found is None:
+        raise Http404("No such game")
+    return JsonResponse(game_facts(found))

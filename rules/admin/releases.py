@@ -1,10 +1,12 @@
 """Releases in the admin: review what a new version changed, and publish it at once.
 
 A release's page lists its changes the way a reviewer reads them: the warnings an
-import left are on its job page; here the diffs come first (changed, renumbered, then
-added and removed), each with the item's status now and a link to edit it (to publish
-or fix entry by entry), and a "Publish this release" button at the top and the bottom
-that publishes every draft or in-review item it lists (``rules.moderation.releases``).
+import left are on its job page; here its counts by kind, then the diffs first
+(reworded, re-titled, renumbered, then added with their text and removed with their
+last text), each with what changed in it (number, title, address), the item's status
+now and a link to edit it (to publish or fix entry by entry), and a "Publish this
+release" button at the top and the bottom that publishes every draft or in-review item
+it lists (``rules.moderation.releases``).
 A release **held for review** (the upload's default for a version) has changed nothing
 yet: its page shows the plan, and "Publish this release" imports it now, its new items
 published (``rules.importing.due.apply_release``). An upcoming release cannot be
@@ -14,38 +16,53 @@ Releases are made by imports only: no add, no edit, no delete here (deleting a s
 deletes its releases). A per-game moderator sees the releases of their games' sources.
 """
 
-from collections import Counter
-
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from ..content.models import Entry, Erratum
+from ..content.models import STATUS_CHOICES, Entry, Erratum
 from ..content.querysets import Status
-from ..content.releases import Release, ReleaseChange
+from ..content.releases import KINDS, Release, ReleaseChange, count_by_kind, counts_text
 from ..importing import ImportRulesError
 from ..importing.due import apply_release
 from ..moderation.permissions import editable_games, edits_every_game
-from ..moderation.releases import items_of, publish_release
+from ..moderation.releases import publish_release
 
 # The order a reviewer reads a release in: what changed in place first.
-REVIEW_ORDER = ("changed", "renumbered", "added", "removed")
+REVIEW_ORDER = KINDS
+# A section's heading on the review page.
+HEADINGS = {
+    ReleaseChange.Kind.REWORDED: _("Reworded"),
+    ReleaseChange.Kind.RETITLED: _("Re-titled"),
+    ReleaseChange.Kind.RENUMBERED: _("Renumbered"),
+    ReleaseChange.Kind.ADDED: _("Added"),
+    ReleaseChange.Kind.REMOVED: _("Removed"),
+}
 
 
 @admin.register(Release)
 class ReleaseAdmin(admin.ModelAdmin):
-    list_display = ["source", "version", "effective_on", "upcoming_flag", "change_count"]
+    list_display = ["source", "version", "effective_on", "upcoming_flag", "change_counts"]
     list_filter = ["source__game", "source__language", "pending"]
     search_fields = ["version", "source__title"]
     list_select_related = ["source__game"]
     ordering = ["-created_at", "-pk"]
 
     def get_queryset(self, request):
-        releases = super().get_queryset(request).for_reading().annotate(change_total=Count("changes"))
+        # One count per kind, in the list's one query.
+        releases = (
+            super()
+            .get_queryset(request)
+            .for_reading()
+            .annotate(
+                change_total=Count("changes"),
+                **{f"count_{kind}": Count("changes", filter=Q(changes__change=kind)) for kind in KINDS},
+            )
+        )
         if not edits_every_game(request.user):
             releases = releases.filter(source__game__in=editable_games(request.user))
         return releases
@@ -55,8 +72,9 @@ class ReleaseAdmin(admin.ModelAdmin):
         return release.upcoming
 
     @admin.display(description=_("changes"), ordering="change_total")
-    def change_count(self, release):
-        return release.change_total
+    def change_counts(self, release):
+        """How many of each kind: "reworded: 2, re-titled: 0, renumbered: 6, …"."""
+        return counts_text({kind: getattr(release, f"count_{kind}", 0) for kind in KINDS})
 
     def has_add_permission(self, request):
         return False
@@ -98,9 +116,10 @@ class ReleaseAdmin(admin.ModelAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": f"{release.source.title} {release.version}",
+            "title": f"{release.source.title} {release.label}",
             "release": release,
-            "sections": sections,
+            "counts": counts_text(count_by_kind(changes)),
+            "sections": [(kind, HEADINGS[kind], rows) for kind, rows in sections],
             "waiting": waiting,
             "can_publish": request.user.has_perm("rules.change_entry") and (release.held or not release.pending),
         }
@@ -151,19 +170,19 @@ class ReleaseAdmin(admin.ModelAdmin):
 
 
 def _apply_message(report) -> str:
-    counts = Counter(line.change for line in report.changes)
-    return _(
-        "Version %(version)s is published: %(changed)s changed, %(renumbered)s renumbered, %(added)s added, "
-        "%(removed)s removed."
-    ) % {
+    return _("Version %(version)s is published: %(counts)s.") % {
         "version": report.release,
-        **{kind: counts.get(kind, 0) for kind in ("changed", "renumbered", "added", "removed")},
+        "counts": counts_text(count_by_kind(report.changes)),
     }
 
 
 def _current_items(release: Release, changes: list[ReleaseChange]) -> dict[tuple[str, int], dict]:
-    """(type, id) → the item as it is now: its status, body and admin URL (three queries)."""
-    ids = items_of(changes)
+    """(type, id) → the item as it is now: its status, body and admin URL (three queries);
+    a removed item only while it is kept (archived)."""
+    ids: dict[str, list[int]] = {"entry": [], "erratum": [], "question": []}
+    for change in changes:
+        if change.item_id is not None:
+            ids.setdefault(change.item_type, []).append(change.item_id)
     found = {}
     tables = [
         ("entry", Entry.objects.filter(pk__in=ids["entry"]), "body", "admin:rules_entry_change"),
@@ -177,5 +196,10 @@ def _current_items(release: Release, changes: list[ReleaseChange]) -> dict[tuple
     ]
     for type_, queryset, text, view in tables:
         for pk, status, body in queryset.values_list("pk", "status", text):
-            found[(type_, pk)] = {"status": status, "text": body, "url": reverse(view, args=[pk])}
+            found[(type_, pk)] = {
+                "status": status,
+                "status_label": dict(STATUS_CHOICES).get(status, status),
+                "text": body,
+                "url": reverse(view, args=[pk]),
+            }
     return found

@@ -29,6 +29,8 @@ from ..shared.languages import CONTENT_LANGUAGES, native_name
 from .suggestions import pending_count
 
 PER_PAGE = 100
+# The wanted list's "asked for by at least" filter (its default: worklists.WANTED_AT_LEAST).
+ASKED_CHOICES = (1, 2, 3, 5)
 
 
 # --- Filters --------------------------------------------------------------------------
@@ -39,11 +41,12 @@ class WorklistFilter(forms.Form):
 
     game = forms.IntegerField(required=False)
     language = forms.ChoiceField(required=False, choices=CONTENT_LANGUAGES)
+    asked = forms.TypedChoiceField(required=False, coerce=int, choices=[(str(n), str(n)) for n in ASKED_CHOICES])
     source = forms.ChoiceField(required=False, choices=CONTENT_LANGUAGES)  # ?from=
     target = forms.ChoiceField(required=False, choices=CONTENT_LANGUAGES)  # ?to=
 
     def __init__(self, query, games):
-        data = {key: query.get(key) for key in ("game", "language")}
+        data = {key: query.get(key) for key in ("game", "language", "asked")}
         data.update(source=query.get("from"), target=query.get("to"))
         super().__init__(data)
         self.games = list(games.order_by("name"))
@@ -159,9 +162,15 @@ def wanted_view(request, site):
     _require_entry_view(request, site)
     filters = WorklistFilter(request.GET, editable_games(request.user))
     game = filters.selected_game
+    at_least = filters.value("asked") or worklists.WANTED_AT_LEAST
     rows = worklists.wanted_entries(
-        editable_games(request.user), game_id=game.pk if game else None, language=filters.value("language")
+        editable_games(request.user),
+        game_id=game.pk if game else None,
+        language=filters.value("language"),
+        at_least=at_least,
     )
+    columns = _filter_links(request, filters)
+    columns.append(_asked_column(request, at_least))
     return _render(
         request,
         site,
@@ -169,8 +178,39 @@ def wanted_view(request, site):
         gettext("Wanted entries"),
         page=_page(request, rows),
         total=len(rows),
-        filter_columns=_filter_links(request, filters),
+        at_least=at_least,
+        filter_columns=columns,
         can_add=_entry_admin(site).has_add_permission(request),
+    )
+
+
+def _asked_column(request, at_least: int) -> dict:
+    """The wanted list's filter: labels asked for by at least 1, 2, 3 or 5 entries."""
+    query = request.GET.copy()
+    query.pop("page", None)
+    choices = []
+    for n in ASKED_CHOICES:
+        query["asked"] = str(n)
+        label = gettext("any") if n == 1 else gettext("%(count)s or more") % {"count": n}
+        choices.append({"display": label, "selected": n == at_least, "link": "?" + query.urlencode()})
+    return {"title": gettext("asked for by"), "choices": choices}
+
+
+def outdated_view(request, site):
+    _require_entry_view(request, site)
+    filters = WorklistFilter(request.GET, editable_games(request.user))
+    game = filters.selected_game
+    rows = worklists.outdated_translations(
+        editable_games(request.user), game_id=game.pk if game else None, language=filters.value("language")
+    )
+    return _render(
+        request,
+        site,
+        "outdated.html",
+        gettext("Outdated translations"),
+        page=_page(request, rows),
+        total=len(rows),
+        filter_columns=_filter_links(request, filters),
     )
 
 
@@ -322,6 +362,7 @@ def worklist_urls(site) -> list:
         path("worklists/wanted/", wrap(wanted_view), name="worklist_wanted"),
         path("worklists/wanted/create/", wrap(create_wanted_view), name="worklist_wanted_create"),
         path("worklists/untranslated/", wrap(untranslated_view), name="worklist_untranslated"),
+        path("worklists/outdated/", wrap(outdated_view), name="worklist_outdated"),
         path("worklists/errata/", wrap(errata_view), name="worklist_errata"),
         path("worklists/errata/<int:entry_id>/checked/", wrap(mark_checked_view), name="worklist_errata_checked"),
         path("worklists/review/", wrap(review_view), name="worklist_review"),

@@ -26,6 +26,7 @@ from rest_framework.response import Response
 from rest_framework.viewsets import ViewSet
 
 from rules.content.journal import KEEP_DAYS
+from rules.content.releases import Release
 from rules.derived.models import FeedHorizon, FeedKind, PublicChange
 from rules.shared.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
 
@@ -39,7 +40,7 @@ DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
 FIELDS = (
     "id", "kind", "object_id", "action", "game_slug", "language", "old_slug", "new_slug", "old_number",
-    "new_number", "at",
+    "new_number", "at", "release_id",
 )  # fmt: skip
 DETAIL = {
     FeedKind.GAME: "api:game-detail",
@@ -55,6 +56,11 @@ class Gone(APIException):
     default_code = "gone"
 
 
+class RemovedInChangeSerializer(serializers.Serializer):
+    version = serializers.CharField()
+    url = serializers.URLField(help_text="The release, with its change list.")
+
+
 class ChangeSerializer(serializers.Serializer):
     """One change, as the schema describes it (``ChangeFeedViewSet.item`` builds it)."""
 
@@ -64,7 +70,8 @@ class ChangeSerializer(serializers.Serializer):
     action = serializers.ChoiceField(
         choices=PublicChange.Action.choices,
         help_text="created: it became public (new or published); updated: its JSON changed, embedded data "
-        "included; deleted: it is no longer public (deleted, unpublished or archived).",
+        "included; deleted: it is no longer public (deleted, unpublished or archived); removed: it is no longer "
+        "public because a release removed it (removed_in).",
     )
     url = serializers.URLField(allow_null=True, help_text="Its API detail as of this change; null when deleted.")
     game = serializers.CharField(help_text="The game's slug at the time of the change.")
@@ -74,6 +81,7 @@ class ChangeSerializer(serializers.Serializer):
     new_slug = serializers.CharField(allow_null=True)
     old_number = serializers.CharField(allow_null=True, help_text="Set when its rule number changed.")
     new_number = serializers.CharField(allow_null=True)
+    removed_in = RemovedInChangeSerializer(allow_null=True, help_text="removed: the release that removed it.")
 
 
 @extend_schema_serializer(many=False)  # one page, though the action is a list
@@ -94,7 +102,8 @@ class ChangeFeedViewSet(APIv1Settings, ViewSet):
         summary="Changes since a cursor (keep a mirror in sync)",
         description="What an anonymous reader sees change, oldest first: items that became public "
         "(`created`), whose JSON changed, embedded data included (`updated`), or that stopped being public "
-        "(`deleted`). Drafts never appear. Keep `cursor` and ask again with `?since=<cursor>`; `next` is null "
+        "(`deleted`; `removed` when a release removed it, named in `removed_in`). Drafts never appear. "
+        "Keep `cursor` and ask again with `?since=<cursor>`; `next` is null "
         f"when you are up to date. Changes are kept {KEEP_DAYS} days: an older cursor answers 410, and the "
         "client starts again from a full copy. The cheap way to stay in sync: one request per poll. "
         "`game` and `language` narrow it to what one game's bulk file holds.",
@@ -147,7 +156,10 @@ class ChangeFeedViewSet(APIv1Settings, ViewSet):
         more = len(rows) > limit
         rows = rows[:limit]
         urls = links({"request": request})
-        results = [item(row, urls) for row in rows]
+        releases = dict(
+            Release.objects.filter(pk__in={row[-1] for row in rows if row[-1]}).values_list("pk", "version")
+        )
+        results = [item(row, urls, releases) for row in rows]
         cursor = rows[-1][0] if rows else since
         following = None
         if more:
@@ -199,9 +211,9 @@ def next_query(request, cursor: int, limit: int) -> str:
     return query
 
 
-def item(row: tuple, urls) -> dict:
-    pk, kind, object_id, action, game, language, old_slug, new_slug, old_number, new_number, at = row
-    if action == PublicChange.Action.DELETED:
+def item(row: tuple, urls, releases: dict[int, str]) -> dict:
+    pk, kind, object_id, action, game, language, old_slug, new_slug, old_number, new_number, at, release = row
+    if action in (PublicChange.Action.DELETED, PublicChange.Action.REMOVED):
         url = None
     elif kind == FeedKind.GAME:  # looked up by slug: a game's row names its slug as it was then
         url = urls.base + reverse(DETAIL[kind], kwargs={"slug": game})
@@ -220,4 +232,7 @@ def item(row: tuple, urls) -> dict:
         "new_slug": new_slug or None,
         "old_number": old_number or None,
         "new_number": new_number or None,
+        "removed_in": {"version": releases.get(release, ""), "url": urls.api("api:release-detail", release)}
+        if release
+        else None,
     }

@@ -34,6 +34,7 @@ from rest_framework import serializers
 from rules.content.addresses import entry_path_template
 from rules.content.models import CrossReference, Entry, Erratum, Game, Source
 from rules.content.querysets import Status
+from rules.content.releases import KINDS, count_by_kind
 from rules.derived.rendering import absolute_links
 from rules.shared.anchors import rule_ids
 from rules.shared.languages import CONTENT_LANGUAGE_CODES, ui_language_for
@@ -304,6 +305,9 @@ class ReleaseSummarySerializer(serializers.Serializer):
     published_date = serializers.DateField(allow_null=True)
     effective_date = serializers.DateField(allow_null=True)
     upcoming = serializers.BooleanField(help_text="Its effective date is still ahead.")
+    initial = serializers.BooleanField(
+        help_text="The source as first imported, before it had versions (its changes list every item as added)."
+    )
     html_url = serializers.URLField(help_text="Its \"what changed\" page.")
 
 
@@ -315,58 +319,91 @@ def release_summary(release, urls: "Links") -> dict:
         "published_date": release.published_on.isoformat() if release.published_on else None,
         "effective_date": release.effective_on.isoformat() if release.effective_on else None,
         "upcoming": release.upcoming,
+        "initial": release.initial,
         "html_url": urls.release_page(release.source.game.slug, release.source.language, release.pk),
     }
 
 
+class ChangeCountsSerializer(serializers.Serializer):
+    reworded = serializers.IntegerField()
+    retitled = serializers.IntegerField()
+    renumbered = serializers.IntegerField()
+    added = serializers.IntegerField()
+    removed = serializers.IntegerField()
+
+
 class ReleaseListSerializer(ReleaseSummarySerializer):
     source = serializers.IntegerField()
-
-    def to_representation(self, release) -> dict:
-        return {**release_summary(release, links(self.context)), "source": release.source_id}
-
-
-class ReleaseChangeSerializer(serializers.Serializer):
-    type = serializers.ChoiceField(choices=["entry", "erratum", "question"])
-    id = serializers.IntegerField(help_text="The item's id (a removed item's is no longer served).")
-    change = serializers.ChoiceField(choices=["added", "changed", "renumbered", "removed"])
-    number = serializers.CharField(help_text='"" for an item without a number; a removed rule\'s last number.')
-    previous_number = serializers.CharField(allow_null=True, help_text="Where the number changed: the one before.")
-    title = serializers.CharField()
-    diff_html = serializers.CharField(allow_null=True, help_text="changed: the word diff (<del>, <ins>).")
-
-
-class ReleaseSerializer(ReleaseSummarySerializer):
-    """A release with exactly what it changed."""
-
-    source = serializers.IntegerField()
-    notes = serializers.CharField()
-    changes = ReleaseChangeSerializer(many=True)
+    counts = ChangeCountsSerializer(help_text="How many items of each kind of change (every kind, 0 included).")
 
     def to_representation(self, release) -> dict:
         return {
             **release_summary(release, links(self.context)),
             "source": release.source_id,
+            "counts": {str(kind): getattr(release, f"count_{kind}", 0) for kind in KINDS},
+        }
+
+
+class ReleaseChangeSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["entry", "erratum", "question"])
+    id = serializers.IntegerField(help_text="The item's id (a removed item's is served only with ?number= or ?slug=).")
+    change = serializers.ChoiceField(
+        choices=[str(kind) for kind in KINDS],
+        help_text="One kind per item, the first that applies: reworded (its text), retitled (its title, beyond the "
+        "number it holds), renumbered (only its number), added, removed.",
+    )
+    number = serializers.CharField(help_text='"" for an item without a number; a removed rule\'s last number.')
+    previous_number = serializers.CharField(allow_null=True, help_text="Where the number changed: the one before.")
+    title = serializers.CharField()
+    previous_title = serializers.CharField(allow_null=True, help_text="Where the title changed: the one before.")
+    slug = serializers.CharField(help_text="Its address's last part in this release.")
+    previous_slug = serializers.CharField(
+        allow_null=True, help_text="Where its address changed: the one before (it redirects to the new one)."
+    )
+    diff_html = serializers.CharField(allow_null=True, help_text="reworded: the word diff (<del>, <ins>).")
+    successor = serializers.IntegerField(
+        allow_null=True, help_text="removed: the id of the item of this release its text went to, if any."
+    )
+
+
+class ReleaseSerializer(ReleaseSummarySerializer):
+    """A release with exactly what it changed, and how many of each kind."""
+
+    source = serializers.IntegerField()
+    notes = serializers.CharField()
+    counts = ChangeCountsSerializer(help_text="How many items of each kind of change (every kind, 0 included).")
+    changes = ReleaseChangeSerializer(many=True)
+
+    def to_representation(self, release) -> dict:
+        changes = list(release.changes.all())
+        return {
+            **release_summary(release, links(self.context)),
+            "source": release.source_id,
             "notes": release.notes,
-            "changes": [change_line(change) for change in release.changes.all()],
+            "counts": count_by_kind(changes),
+            "changes": [change_line(change) for change in changes],
         }
 
 
 def change_line(change) -> dict:
     """A release's change as ``ReleaseChangeSerializer`` describes it."""
-    moved = change.previous_number and change.previous_number != change.number and change.change != "removed"
     return {
         "type": change.item_type,
         "id": change.item_id,
         "change": change.change,
         "number": change.number,
-        "previous_number": change.previous_number if moved else None,
+        "previous_number": change.previous_number if change.moved else None,
         "title": change.title,
+        "previous_title": change.previous_title if change.retitled else None,
+        "slug": change.slug,
+        "previous_slug": change.previous_slug if change.readdressed else None,
         "diff_html": change.diff_html or None,
+        "successor": change.successor_id,
     }
 
 
 class ReleaseWithChangesSerializer(ReleaseSummarySerializer):
+    counts = ChangeCountsSerializer()
     changes = ReleaseChangeSerializer(many=True)
 
 
@@ -404,10 +441,17 @@ class SourceDetailSerializer(SourceSerializer):
     @extend_schema_field(ReleaseWithChangesSerializer(many=True))
     def get_releases(self, source: Source) -> list[dict]:
         urls = links(self.context)
-        return [
-            {**release_summary(release, urls), "changes": [change_line(change) for change in release.changes.all()]}
-            for release in source.releases.all()
-        ]
+        out = []
+        for release in source.releases.all():
+            changes = list(release.changes.all())
+            out.append(
+                {
+                    **release_summary(release, urls),
+                    "counts": count_by_kind(changes),
+                    "changes": [change_line(change) for change in changes],
+                }
+            )
+        return out
 
 
 class FormerNumberSerializer(serializers.Serializer):
@@ -463,6 +507,13 @@ class RuleAnchorSerializer(serializers.Serializer):
     html_url = serializers.URLField(help_text="The page, scrolled to that rule.")
 
 
+class RemovedInSerializer(serializers.Serializer):
+    version = serializers.CharField()
+    effective_date = serializers.DateField(allow_null=True)
+    url = serializers.URLField(help_text="The release, with its change list.")
+    html_url = serializers.URLField(help_text="Its \"what changed\" page.")
+
+
 # Serializes the plain rows of EntryViewSet.get_queryset() (ENTRY_JSON_FIELDS): everything
 # an entry shows of other items is stored with it (Entry.relations, rules.derived.relations).
 class EntrySerializer(serializers.ModelSerializer):
@@ -496,6 +547,12 @@ class EntrySerializer(serializers.ModelSerializer):
     as_of = serializers.CharField(
         allow_null=True, read_only=True, help_text="With ?as_of=: the release whose text this is; else null."
     )
+    removed_in = RemovedInSerializer(
+        allow_null=True,
+        read_only=True,
+        help_text="A rule a release removed (found by its id, ?number= or ?slug=): that release; its body is its "
+        "last text. Null for a rule on the site.",
+    )
     updated_at = UpdatedAtField()
 
     class Meta:
@@ -505,7 +562,7 @@ class EntrySerializer(serializers.ModelSerializer):
             "number", "parent", "body", "body_html", "cross_references", "referenced_by",
             "children", "translations", "errata", "faq_questions", "source", "page",
             "is_fragment", "corrections", "translation_status", "navigation", "anchors", "previous_numbers",
-            "as_of", "updated_at",
+            "as_of", "removed_in", "updated_at",
         ]  # fmt: skip
 
     # The declared fields above describe this shape for the schema; this builds it from a
@@ -585,7 +642,22 @@ class EntrySerializer(serializers.ModelSerializer):
                 for former in related.get("previous_numbers", [])
             ],
             "as_of": None,
+            "removed_in": self.removal_of(entry, urls),
             "updated_at": timestamp(entry.get("public_updated_at") or entry["updated_at"]),
+        }
+
+    @staticmethod
+    def removal_of(entry: dict, urls) -> dict | None:
+        """The release that removed the rule (annotated by EntryViewSet), or None."""
+        release = entry.get("removed_in_id")
+        if release is None:
+            return None
+        effective = entry.get("removed_in_effective_on")
+        return {
+            "version": entry["removed_in_version"],
+            "effective_date": effective.isoformat() if hasattr(effective, "isoformat") else effective,
+            "url": urls.api("api:release-detail", release),
+            "html_url": urls.release_page(entry["game__slug"], entry["removed_in_language"], release),
         }
 
     def corrections_of(self, stored: dict, urls) -> dict | None:

@@ -5,7 +5,7 @@ Each viewset is a queryset and a serializer: the queryset starts from ``publishe
 serializer shows in a fixed number of queries, whatever the page size.
 """
 
-from django.db.models import Prefetch
+from django.db.models import Case, Count, Prefetch, Q, Subquery, Value, When
 from django.http import Http404, JsonResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.permissions import AllowAny
@@ -13,7 +13,8 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.viewsets import ReadOnlyModelViewSet
 
 from rules.content.models import Entry, Erratum, Game, Source
-from rules.content.releases import Release, entry_as_of
+from rules.content.querysets import Status
+from rules.content.releases import KINDS, Release, entry_as_of, removals_subquery, removed_entries
 from rules.derived.models import FeedKind, PublicItem
 from rules.derived.rendering import absolute_links
 from rules.shared.markdown import render_markdown
@@ -127,7 +128,12 @@ class ReleaseViewSet(APIv1Settings, ReadOnlyModelViewSet):
 
     def get_queryset(self):
         releases = Release.objects.public().select_related("source__game").order_by("-created_at", "-pk")
-        return releases.prefetch_related("changes") if getattr(self, "action", None) == "retrieve" else releases
+        if getattr(self, "action", None) == "retrieve":
+            return releases.prefetch_related("changes")
+        # A list shows each release's counts by kind: counted in its one query.
+        return releases.annotate(
+            **{f"count_{kind}": Count("changes", filter=Q(changes__change=kind)) for kind in KINDS}
+        )
 
 
 class EntryViewSet(EntryPreviewActions, APIv1Settings, ReadOnlyModelViewSet):
@@ -179,10 +185,26 @@ class EntryViewSet(EntryPreviewActions, APIv1Settings, ReadOnlyModelViewSet):
         # Plain rows of the columns the JSON shows, game and source joined in; all it
         # shows of other items is stored with each entry (Entry.relations): one query for
         # a page of any size, and no model instance per entry.
+        entries = Entry.objects.published()
+        removed = {}
+        request = getattr(self, "request", None)  # none when the bulk files use this queryset
+        asked = request is not None and any(name in request.query_params for name in ("number", "slug"))
+        if getattr(self, "action", None) == "retrieve" or asked:
+            # A rule a release removed is found by its id, old number and address, with the
+            # release that removed it (removed_in): an old citation learns it is gone.
+            entries = Entry.objects.filter(Q(status=Status.PUBLISHED) | Q(pk__in=removed_entries()))
+            removal = removals_subquery()
+            removed = {
+                f"removed_in_{name}": Case(
+                    When(status=Status.ARCHIVED, then=Subquery(removal.values(field)[:1])), default=Value(None)
+                )
+                for name, field in (("id", "release_id"), ("version", "release__version"),
+                                    ("effective_on", "release__effective_on"),
+                                    ("language", "release__source__language"))
+            }  # fmt: skip
         return (
-            Entry.objects.published()
-            .annotate(public_updated_at=PublicItem.changed_at_of(FeedKind.ENTRY))
-            .values(*ENTRY_JSON_FIELDS, "public_updated_at")
+            entries.annotate(public_updated_at=PublicItem.changed_at_of(FeedKind.ENTRY), **removed)
+            .values(*ENTRY_JSON_FIELDS, "public_updated_at", *removed)
             # By game (in the order games were added), language, order and title: the
             # columns of the index entry_published_in_order, so a page of a large game is
             # an index range scan, not a sort of every published entry by game name.

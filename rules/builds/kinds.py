@@ -126,8 +126,27 @@ class Sitemap(Kind):
         return f"sitemap-{file.game.slug}-{file.language}.xml"
 
 
+class Card(Kind):
+    """A game's link-preview card in a UI language (``card``): its name as that reader's
+    pages show it, and what the site offers, in that language."""
+
+    def gather(self, file: BuiltFile):
+        from .card import subtitle
+
+        return (file.game.name_in(file.ui_language), subtitle())
+
+    def render(self, file: BuiltFile, gathered) -> bytes:
+        from .card import render
+
+        return render(*gathered)
+
+    def filename(self, file: BuiltFile) -> str:
+        return f"{file.game.slug}-{file.ui_language}.png"
+
+
 KINDS: dict[str, Kind] = {
     BuiltFile.Kind.BOOKLET_HTML: BookletHTML("text/html; charset=utf-8", "html", compress=True),
     BuiltFile.Kind.BOOKLET_PDF: BookletPDF("application/pdf", "pdf", compress=False),
     BuiltFile.Kind.SITEMAP: Sitemap("application/xml; charset=utf-8", "xml", compress=True),
+    BuiltFile.Kind.CARD: Card("image/png", "png", compress=False),
 }

@@ -31,6 +31,7 @@ class BuiltFile(models.Model):
         BOOKLET_PDF = "booklet-pdf", "booklet (PDF)"
         SITEMAP = "sitemap", "sitemap of a game and language"
         BULK = "bulk-json", "bulk data file (API)"
+        CARD = "card", "link-preview card of a game"
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     # None: a file of every game (the API's bulk file of everything).

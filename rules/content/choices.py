@@ -9,3 +9,8 @@ class ErratumKind(models.TextChoices):
     CORRECTION = "correction", _("Correction")
     CLARIFICATION = "clarification", _("Clarification")
     RULE_CHANGE = "rule_change", _("Rule change")
+
+
+# The label of a release "as first imported" when its source had no version then
+# (rules.content.releases.initial_release); shown as "as first imported".
+INITIAL_RELEASE_LABEL = "first-import"

@@ -162,10 +162,25 @@ class Source(models.Model):
     official = models.BooleanField(_("official"), default=True)
     url = models.URLField(_("URL"), blank=True)
     attribution = models.CharField(_("attribution"), max_length=300, blank=True)
+    # How the importer titles a numbered rule that has no title of its own
+    # (rules.importing.titles): kept with the source, so every version of it is read alike.
+    numbered_title = models.CharField(
+        _("titles of numbered rules"),
+        max_length=200,
+        blank=True,
+        help_text=_(
+            "How an import titles a numbered rule that has no title of its own: {number} is its number, "
+            "{parent} the title of its section, e.g. “Regel {number}”. Empty: “{parent} {number}”."
+        ),
+    )
+    # The releases a reader can read its entries as of, oldest first (id, version,
+    # effective_on, initial): the entry page's release picker, read with the source the
+    # page loads anyway. Derived (rules.derived.relations), so kept out of its history.
+    readable_releases = models.JSONField(default=list, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    history = HistoricalRecords()
+    history = HistoricalRecords(excluded_fields=["readable_releases"])
     objects = SourceQuerySet.as_manager()
 
     class Meta:

@@ -2,9 +2,16 @@
 
 A ``Release`` is one version of a source (a rules reference reissued in March, the FAQ
 of 1.4): its label, when it was published and from when it applies, and the list of
-what it changed (``ReleaseChange``): rules added, changed (with a word diff), removed
-and renumbered (old number → new), errata and FAQ questions added. The importer makes
-both (``rules.importing.releases``); pages and the API read them.
+what it changed (``ReleaseChange``), one kind per item, as readers name them: rules
+reworded (a word diff), re-titled (old title → new), renumbered (old number → new),
+added and removed; errata and FAQ questions likewise. The importer makes both
+(``rules.importing.releases``); pages and the API read them, and count them by kind
+(``count_by_kind``).
+
+**Every source has a release from its first import on.** A source imported before it
+had versions gets a first release, "as first imported" (``Release.initial``), dated by
+that import, the first time a version of it is imported (or by the migration that
+brought releases to sources that had none), so ``?as_of=`` reads back to the beginning.
 
 **What a release stores is enough to read the source as it was.** A change keeps the
 item's state *before* the release (number, title, text). So an entry's text as of
@@ -34,8 +41,11 @@ from django.utils.translation import gettext_lazy as _
 
 from ..shared.languages import ui_language_for
 from ..shared.text import shown_number
+from .choices import INITIAL_RELEASE_LABEL
 from .models import Entry, Source
 from .querysets import Status
+
+INITIAL_LABEL = INITIAL_RELEASE_LABEL
 
 
 class ReleaseQuerySet(models.QuerySet):
@@ -93,6 +103,9 @@ class Release(models.Model):
     # Held for a moderator's review (the admin upload's default for a version): pending,
     # with no date, and not public until it is published.
     held = models.BooleanField(_("held for review"), default=False, editable=False)
+    # The source as it was first imported, before it had versions: made when the first
+    # version arrives (rules.importing.releases), its label the source's version then.
+    initial = models.BooleanField(_("as first imported"), default=False, editable=False)
     pending_document = models.BinaryField(null=True, editable=False)
     pending_options = models.JSONField(default=dict, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -119,6 +132,14 @@ class Release(models.Model):
             return False
         return self.pending or (self.effective_on is not None and self.effective_on > timezone.localdate())
 
+    @property
+    def label(self) -> str:
+        """Its version as readers see it: a release "as first imported" without a version
+        of its own says so in the reader's language."""
+        if self.initial and self.version == INITIAL_LABEL:
+            return str(_("as first imported"))
+        return self.version
+
     def get_absolute_url(self) -> str:
         """Its "what changed" page, with the UI in the source's language."""
         with translation.override(ui_language_for(self.source.language)):
@@ -127,9 +148,14 @@ class Release(models.Model):
 
 class ReleaseChange(models.Model):
     class Kind(models.TextChoices):
-        ADDED = "added", _("added")
-        CHANGED = "changed", _("changed")
+        """One kind per item and release, the first that applies: its text was reworded
+        (its number or title may have moved too), else its title changed beyond the number
+        it holds, else only its number moved; or it was added, or removed."""
+
+        REWORDED = "reworded", _("reworded")
+        RETITLED = "retitled", _("re-titled")
         RENUMBERED = "renumbered", _("renumbered")
+        ADDED = "added", _("added")
         REMOVED = "removed", _("removed")
 
     release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="changes")
@@ -142,11 +168,19 @@ class ReleaseChange(models.Model):
     number = models.CharField(max_length=32, blank=True)
     title = models.CharField(max_length=300)
     slug = models.CharField(max_length=200, blank=True)
+    text = models.TextField(blank=True)  # the text this release gives it (not for "removed")
     # The state before this release (empty for "added"): what as-of readings show.
     previous_number = models.CharField(max_length=32, blank=True)
     previous_title = models.CharField(max_length=300, blank=True)
+    previous_slug = models.CharField(max_length=200, blank=True)
     previous_text = models.TextField(blank=True)
-    diff_html = models.TextField(blank=True)  # "changed": the word diff, escaped
+    diff_html = models.TextField(blank=True)  # "reworded": the word diff, escaped
+    # Its title changed beyond the number it holds (a "retitled" one, or a reworded one
+    # re-titled too); not when the source's pattern made both titles from its numbers.
+    title_changed = models.BooleanField(default=False)
+    # "removed": the item of the same release its text went to (the most similar one it
+    # added or reworded), if any: where a reader of the old address is sent on.
+    successor_id = models.PositiveBigIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["release", "order", "pk"]
@@ -158,6 +192,76 @@ class ReleaseChange(models.Model):
     def __str__(self) -> str:
         return f"{self.change} {self.number or self.previous_number} {self.title}"
 
+    @property
+    def moved(self) -> bool:
+        """Its number changed (a removed rule's number is its last one)."""
+        return bool(self.previous_number) and self.previous_number != self.number and self.change != "removed"
+
+    @property
+    def retitled(self) -> bool:
+        """Its title changed, beyond the number a numbered title holds."""
+        return self.change == self.Kind.RETITLED or (self.title_changed and self.change != self.Kind.REMOVED)
+
+    @property
+    def readdressed(self) -> bool:
+        """Its address changed (the old one redirects to it)."""
+        return bool(self.previous_slug) and self.previous_slug != self.slug and self.change != "removed"
+
+
+def initial_release(source: Source, label: str = "") -> "Release":
+    """The release "as first imported" of a source that has items but no release: sequence
+    0, before any other; dated by the day its first item was written; labelled with the
+    source's version then (``label``) or ``INITIAL_LABEL``; listing each of its items as
+    added, as they are now (``ReleaseChange`` keeps an item's state before a later
+    release changes it, so this is the state every later reading starts from)."""
+    tables = [
+        ("entry", source.entries.all(), ("number", "title", "slug", "body")),
+        ("erratum", source.errata.all(), (None, "title", "slug", "corrected_text")),
+        # faq builds on rules: its questions are reached through the source, by name
+        ("question", source.faq_questions.all(), (None, "question", "slug", "answer")),
+    ]
+    firsts = [items.aggregate(first=models.Min("created_at"))["first"] for _type, items, _fields in tables]
+    first = min((created for created in firsts if created), default=source.created_at)
+    day = timezone.localdate(first) if first else timezone.localdate()
+    release = Release.objects.create(
+        source=source, sequence=0, version=(label or INITIAL_LABEL)[:100], published_on=day, effective_on=day,
+        initial=True,
+    )  # fmt: skip
+    if first:  # among the source's releases, it comes first in time too
+        Release.objects.filter(pk=release.pk).update(created_at=first)
+    changes = []
+    for type_, items, (number, title, slug, text) in tables:
+        fields = ["pk", title, slug, text, *([number] if number else [])]
+        for order, row in enumerate(items.order_by("order", "pk").values_list(*fields)):
+            changes.append(
+                ReleaseChange(
+                    release=release, item_type=type_, item_id=row[0], change=ReleaseChange.Kind.ADDED, order=order,
+                    number=row[4] if number else "", title=row[1][:300], slug=row[2], text=row[3],
+                )  # fmt: skip
+            )
+    ReleaseChange.objects.bulk_create(changes, batch_size=500)
+    return release
+
+
+# The order kinds are listed and counted in, everywhere: what changed in place first.
+KINDS = tuple(ReleaseChange.Kind)
+
+
+def count_by_kind(changes) -> dict[str, int]:
+    """Kind → how many of ``changes`` (release changes, or the importer's change lines),
+    every kind present, in ``KINDS`` order."""
+    counts = dict.fromkeys(KINDS, 0)
+    for change in changes:
+        kind = change.change if hasattr(change, "change") else change
+        counts[ReleaseChange.Kind(kind)] += 1
+    return {str(kind): count for kind, count in counts.items()}
+
+
+def counts_text(counts: dict[str, int]) -> str:
+    """"reworded: 2, re-titled: 0, renumbered: 6, added: 1, removed: 0" in the active
+    language: the one summary of a change list (import report, job page, messages)."""
+    return ", ".join(f"{ReleaseChange.Kind(kind).label}: {counts.get(kind, 0)}" for kind in KINDS)
+
 
 def _took(number: str) -> models.QuerySet:
     """The applied changes that took ``number`` from a rule: it was renumbered, or
@@ -165,7 +269,7 @@ def _took(number: str) -> models.QuerySet:
     return ReleaseChange.objects.filter(
         item_type="entry",
         previous_number=number,
-        change__in=[ReleaseChange.Kind.RENUMBERED, ReleaseChange.Kind.CHANGED],
+        change__in=[ReleaseChange.Kind.RENUMBERED, ReleaseChange.Kind.REWORDED, ReleaseChange.Kind.RETITLED],
         release__pending=False,
     ).exclude(number=number)
 
@@ -186,6 +290,58 @@ def former_number(game_id: int, language: str, number: str) -> ReleaseChange | N
         .order_by("-release__created_at", "-pk")
         .first()
     )
+
+
+def _removals() -> models.QuerySet:
+    """The removals of entries by applied, public releases, newest first."""
+    return ReleaseChange.objects.filter(
+        item_type="entry", change=ReleaseChange.Kind.REMOVED, release__pending=False, release__held=False
+    ).order_by("-release__effective_on", "-release__sequence", "-pk")
+
+
+def removals_subquery() -> models.QuerySet:
+    """The removals of the entry ``OuterRef("pk")``, newest first (for an annotation)."""
+    return _removals().filter(item_id=models.OuterRef("pk"))
+
+
+def removed_entries() -> models.QuerySet:
+    """The ids of archived entries a release removed (a subquery): a removed rule keeps
+    its row, its history and a trace readers and the API can find by its old number or
+    address, though it is no longer published."""
+    return Entry.objects.filter(status=Status.ARCHIVED, pk__in=_removals().values("item_id")).values("pk")
+
+
+def removals_of(entry_ids) -> dict[int, ReleaseChange]:
+    """Entry id → the latest release change that removed it (its release and source
+    loaded), for those of ``entry_ids`` a release removed."""
+    found: dict[int, ReleaseChange] = {}
+    for change in _removals().filter(item_id__in=list(entry_ids)).select_related("release__source__game"):
+        found.setdefault(change.item_id, change)
+    return found
+
+
+def removal_at(game_id: int, slug: str, languages: list[str]) -> ReleaseChange | None:
+    """Where a reader asks for ``slug`` of a game and no published entry is there: the
+    release change that removed the rule that had that address (by the address it had
+    when removed, or a former address that led to it), preferring ``languages`` in their
+    order; None when no release removed such a rule, or it is back (published) since."""
+    from .models import EntryRedirect
+
+    former = EntryRedirect.objects.filter(game_id=game_id, old_slug=slug).values("entry_id")
+    changes = list(
+        _removals()
+        .filter(release__source__game_id=game_id)
+        .filter(models.Q(slug=slug) | models.Q(item_id__in=former))
+        .select_related("release__source__game")[:20]
+    )
+    back = set(
+        Entry.objects.filter(pk__in=[c.item_id for c in changes], status=Status.PUBLISHED).values_list("pk", flat=True)
+    )
+    changes = [change for change in changes if change.item_id not in back]
+    if not changes:
+        return None
+    rank = {language: index for index, language in enumerate(languages)}
+    return min(changes, key=lambda change: rank.get(change.release.source.language, len(rank)))
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,16 @@ the reader's UI language, from the game's current slug (``rules.content.addresse
 
 from dataclasses import dataclass, field
 from datetime import date
+from urllib.parse import urlencode
 
 from django.urls import reverse
 from django.utils.functional import cached_property
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext_lazy as _
 
 from ..shared.text import numbered_title
 from .addresses import entry_path_template, entry_url_template
+from .choices import INITIAL_RELEASE_LABEL as INITIAL_LABEL
 from .choices import ErratumKind
 
 
@@ -142,8 +145,21 @@ class EntryRelations:
 
     @cached_property
     def releases(self) -> list["ReleaseStep"]:
-        """What each release of its source did to the entry, oldest first."""
-        return [self._release_step(item) for item in self.data.get("releases", [])]
+        """What each release of its source did to the entry, oldest first; each step after
+        the first with the address comparing the entry as the step before had it."""
+        steps, before = [], None
+        for item in self.data.get("releases", []):
+            step = self._release_step(item, before)
+            steps.append(step)
+            before = step.release
+        return steps
+
+    @cached_property
+    def source_releases(self) -> list["ReleaseLink"]:
+        """The releases of its source it can be read as of, newest first (the picker;
+        stored with the source, ``Source.readable_releases``)."""
+        source = self.entry.source if self.entry.source_id else None
+        return [self._release(item) for item in reversed(source.readable_releases if source else [])]
 
     @cached_property
     def previous_numbers(self) -> list["FormerNumber"]:
@@ -164,10 +180,15 @@ class EntryRelations:
         return ReleaseLink(
             item["id"], item["version"], date.fromisoformat(item["effective_on"]) if item["effective_on"] else None,
             reverse("rules:release", kwargs={"game": self.entry.game.slug, "pk": item["id"]}),
+            item.get("initial", False),
         )  # fmt: skip
 
-    def _release_step(self, item: dict) -> "ReleaseStep":
-        return ReleaseStep(self._release(item), item["change"], item["number"], item["previous_number"])
+    def _release_step(self, item: dict, before: "ReleaseLink | None") -> "ReleaseStep":
+        compare = ""
+        if before is not None:
+            base = reverse("rules:entry-releases", kwargs={"game": self.entry.game.slug, "slug": self.entry.slug})
+            compare = f"{base}?{urlencode({'from': before.version, 'to': item['version']})}"
+        return ReleaseStep(self._release(item), item["change"], item["number"], item["previous_number"], compare)
 
     @cached_property
     def questions(self) -> list[QuestionOnPage]:
@@ -195,17 +216,26 @@ class ReleaseLink:
     version: str
     effective_on: date | None
     url: str  # its "what changed" page
+    initial: bool = False  # the source as first imported (rules.content.releases)
 
     def get_absolute_url(self) -> str:
         return self.url
+
+    @property
+    def label(self) -> str:
+        """Its version as readers see it (``Release.label``)."""
+        if self.initial and self.version == INITIAL_LABEL:
+            return str(_("as first imported"))
+        return self.version
 
 
 @dataclass(frozen=True)
 class ReleaseStep:
     release: ReleaseLink
-    change: str  # added | changed | renumbered | removed
+    change: str  # reworded | retitled | renumbered | added | removed
     number: str
     previous_number: str
+    compare_url: str = ""  # the entry as the release before had it, beside this one
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,7 @@ class PublicChange(models.Model):
         CREATED = "created"
         UPDATED = "updated"
         DELETED = "deleted"
+        REMOVED = "removed"  # no longer public because a release removed it (release_id)
 
     id = models.BigAutoField(primary_key=True)  # the feed's cursor: WHERE id > cursor ORDER BY id
     kind = models.CharField(max_length=16, choices=FeedKind.choices)
@@ -73,6 +74,9 @@ class PublicChange(models.Model):
     new_slug = models.CharField(max_length=200, blank=True)
     old_number = models.CharField(max_length=32, blank=True)
     new_number = models.CharField(max_length=32, blank=True)
+    # "removed": the release that removed it (rules.content.releases); no foreign key, as
+    # the feed outlives what it names.
+    release_id = models.BigIntegerField(null=True, blank=True)
     at = models.DateTimeField(db_default=Now())
 
     class Meta:

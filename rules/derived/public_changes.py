@@ -5,8 +5,9 @@ representation is computed from the rows it is made of (``SIGNED``: an item's ow
 columns, the fingerprints of its derived columns, what it embeds of other items) and
 compared with what ``PublicItem`` stored. An item that appeared is ``created``, one
 whose signature changed is ``updated``, one no longer public (deleted, unpublished,
-archived, its game deleted) is ``deleted``: rows of ``PublicChange``, the public change
-feed (``GET /api/v1/changes/``). So a draft never appears, publishing is a creation,
+archived, its game deleted) is ``deleted``, or ``removed`` with the release when a
+release removed it (``rules.content.releases``): rows of ``PublicChange``, the public
+change feed (``GET /api/v1/changes/``). So a draft never appears, publishing is a creation,
 unpublishing a deletion, and a change to anything embedded in an item's JSON (a linked
 entry renamed, an erratum or FAQ question added, a translation linked) is an update of
 that item, without any write path having to know what embeds what.
@@ -190,9 +191,15 @@ def refresh(game_ids: Iterable[int], items: dict[str, set[int]] | None = None, w
     for key in sorted(stored.keys() - live.keys(), key=_order, reverse=True):
         deleted.append((key, stored[key]))
 
+    removals = _removals([key for key, _before in deleted])
     feed = [_row(key, PublicChange.Action.CREATED, now) for key, now in created]
     feed += [_row(key, PublicChange.Action.UPDATED, now, before) for key, before, now in updated]
-    feed += [_row(key, PublicChange.Action.DELETED, before) for key, before in deleted]
+    feed += [
+        _row(key, PublicChange.Action.REMOVED, before, release=removals[key])
+        if key in removals
+        else _row(key, PublicChange.Action.DELETED, before)
+        for key, before in deleted
+    ]
     if not feed:
         return 0
     # Ids in commit order: a reader who saw id n must never later find a smaller id
@@ -271,6 +278,7 @@ def known_games() -> set[int]:
 ITEM_FIELDS = ("kind", "object_id", "game_id", "game_slug", "language", "slug", "number", "signature")
 FEED_FIELDS = (
     "kind", "object_id", "action", "game_slug", "language", "old_slug", "new_slug", "old_number", "new_number",
+    "release_id",
 )  # fmt: skip
 
 
@@ -283,7 +291,7 @@ def _place(item) -> tuple:
     return (item.game_id, item.game_slug, item.language, item.slug, item.number)
 
 
-def _row(key, action, now, before=None) -> tuple:
+def _row(key, action, now, before=None, release=None) -> tuple:
     kind, pk = key
     renamed = before is not None and before.slug != now.slug
     renumbered = before is not None and before.number != now.number
@@ -291,4 +299,24 @@ def _row(key, action, now, before=None) -> tuple:
         kind, pk, action, now.game_slug, now.language,
         before.slug if renamed else "", now.slug if renamed else "",
         before.number if renumbered else "", now.number if renumbered else "",
+        release,
     )  # fmt: skip
+
+
+def _removals(keys: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+    """(kind, id) → the release that removed it, for those of ``keys`` (items no longer
+    public) that an applied release lists as removed: a query per kind with any."""
+    ReleaseChange = apps.get_model("rules.ReleaseChange")
+    found: dict[tuple[str, int], int] = {}
+    by_kind: dict[str, list[int]] = defaultdict(list)
+    for kind, pk in keys:
+        if kind in (FeedKind.ENTRY, FeedKind.ERRATUM, FeedKind.QUESTION):
+            by_kind[kind].append(pk)
+    for kind, ids in by_kind.items():
+        for start in range(0, len(ids), CHUNK):
+            changes = ReleaseChange.objects.filter(
+                item_type=kind, item_id__in=ids[start : start + CHUNK], change="removed", release__pending=False
+            ).order_by("item_id", "-release__sequence")
+            for item_id, release_id in changes.values_list("item_id", "release_id"):
+                found.setdefault((kind, item_id), release_id)
+    return found

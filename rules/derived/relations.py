@@ -52,10 +52,10 @@ def compute(game_id: int) -> dict[int, dict]:
     rows = list(
         Entry.objects.filter(game_id=game_id)
         .order_by("order", "pk")
-        .values_list("pk", "language", "translation_key", "parent_id", "title", "slug", "number", "status")
+        .values_list("pk", "language", "translation_key", "parent_id", "title", "slug", "number", "status", "source_id")
     )
     entries = {row[0]: row for row in rows}
-    published = {pk for pk, *_rest, status in rows if status == Status.PUBLISHED}
+    published = {row[0] for row in rows if row[7] == Status.PUBLISHED}
     found = {
         pk: {
             "parent": None,
@@ -70,7 +70,7 @@ def compute(game_id: int) -> dict[int, dict]:
     }
 
     def linked(pk: int) -> dict:
-        _pk, _language, _key, _parent, title, slug, number, _status = entries[pk]
+        _pk, _language, _key, _parent, title, slug, number, _status, _source = entries[pk]
         return _linked(pk, title, slug, number)
 
     versions = defaultdict(list)
@@ -164,8 +164,12 @@ def compute(game_id: int) -> dict[int, dict]:
 
 
 def _releases(game_id: int, found: dict, entries: dict, published: set) -> None:
-    """From the releases of the game's sources (``rules.content.releases``), a seventh query:
+    """From the releases of the game's sources (``rules.content.releases``), a seventh and
+    an eighth query:
 
+    - (stored with each source, not each entry: ``Source.readable_releases``) the releases
+      of the source a reader can read its entries as of (applied and public), oldest
+      first: the release picker on an entry's page;
     - ``releases``: what each release did to the entry, oldest first (its history across
       releases);
     - ``previous_numbers``: the numbers it had before, each with the release that ended
@@ -174,7 +178,19 @@ def _releases(game_id: int, found: dict, entries: dict, published: set) -> None:
       away, where another rule has that number now ("7.3a is now a new rule; the rule
       that was 7.3a until 1.1 is 7.4a").
     """
-    from ..content.releases import ReleaseChange
+    from ..content.releases import Release, ReleaseChange
+
+    readable = defaultdict(list)
+    for source_id, pk, version, effective_on, initial in (
+        Release.objects.filter(source__game_id=game_id, pending=False, held=False)
+        .order_by("source_id", "sequence")
+        .values_list("source_id", "pk", "version", "effective_on", "initial")
+    ):
+        readable[source_id].append(
+            {"id": pk, "version": version, "effective_on": effective_on.isoformat() if effective_on else None}
+            | ({"initial": True} if initial else {})
+        )
+    _store_readable(game_id, readable)
 
     changes = (
         ReleaseChange.objects.filter(
@@ -183,18 +199,21 @@ def _releases(game_id: int, found: dict, entries: dict, published: set) -> None:
         .order_by("release__source_id", "release__sequence", "pk")
         .values_list(
             "item_id", "change", "number", "previous_number", "release_id", "release__version",
-            "release__effective_on", "release__source__language",
+            "release__effective_on", "release__source__language", "release__initial",
         )
     )  # fmt: skip
-    numbers = {(row[1], row[6]): pk for pk, row in entries.items() if row[6]}  # (language, number) → entry
+    # (language, number) → the published entry that has it now (a removed rule keeps its number)
+    numbers = {(row[1], row[6]): pk for pk, row in entries.items() if row[6] and pk in published}
     for relations in found.values():
         relations["releases"], relations["previous_numbers"], relations["number_before"] = [], [], None
-    for item_id, change, number, previous, release_id, version, effective_on, language in changes:
+    for item_id, change, number, previous, release_id, version, effective_on, language, initial in changes:
         release = {
             "id": release_id,
             "version": version,
             "effective_on": effective_on.isoformat() if effective_on else None,
         }
+        if initial:  # "as first imported" (rules.content.releases.Release.label)
+            release["initial"] = True
         if item_id in found:
             found[item_id]["releases"].append(
                 {**release, "change": change, "number": number, "previous_number": previous}
@@ -210,6 +229,20 @@ def _releases(game_id: int, found: dict, entries: dict, published: set) -> None:
                 "number_then": previous,
                 "until": release,
             }
+
+
+def _store_readable(game_id: int, readable: dict[int, list]) -> None:
+    """Each source of the game keeps the releases its entries can be read as of (one
+    read, and a write only of the sources whose list changed)."""
+    from ..content.models import Source
+
+    changed = [
+        (pk, readable.get(pk, []))
+        for pk, stored in Source.objects.filter(game_id=game_id).values_list("pk", "readable_releases")
+        if stored != readable.get(pk, [])
+    ]
+    for pk, releases in changed:
+        Source.objects.filter(pk=pk).update(readable_releases=releases)
 
 
 def fingerprint(relations: dict) -> str:

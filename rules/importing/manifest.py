@@ -68,7 +68,7 @@ def read_manifest(path: Path) -> list[ManifestDocument]:
                 game_details={k: v for k, v in game.items() if k in GAME_FIELDS},
                 overrides=overrides,
                 leading_fragment_title=doc.get("leading_fragment_title"),
-                numbered_title=doc.get("numbered_title", "{parent} {number}"),
+                numbered_title=doc.get("numbered_title"),
             )
             document = ManifestDocument(path.parent / doc["file"], options)
             document.translation_of, document.translations = _translation(doc, documents)

@@ -51,14 +51,20 @@ class ImportOptions:
     game_details: dict = field(default_factory=dict)
     overrides: dict[str, SectionOverride] = field(default_factory=dict)
     leading_fragment_title: str | None = None
-    numbered_title: str = "{parent} {number}"
+    # How numbered rules without a title of their own are titled (``titles``): None keeps
+    # the source's own pattern (``Source.numbered_title``, else read from its rules' titles,
+    # else ``titles.DEFAULT``); a pattern given here becomes the source's.
+    numbered_title: str | None = None
     dry_run: bool = False
     # A version held for review (the admin upload's default): planned now and kept with
     # its release, imported when a moderator publishes the release
     # (``rules.importing.upcoming``). Only with a version; a future effective date wins.
     hold: bool = False
-    # Delete this source's items (same game and language) that the document no longer has.
+    # Remove this source's items (same game and language) that the document no longer has:
+    # archive them (``removal="archive"``, the default: kept with their history, their old
+    # addresses answer 410 Gone naming the release) or delete them for good ("delete").
     prune: bool = False
+    removal: str = "archive"
     user: object | None = None  # recorded as the author of the history versions
     # Told of each stage and batch (stage, done, total): the admin's progress page.
     progress: Callable[[str, int, int], None] | None = None

@@ -14,8 +14,10 @@ from .reading import read_document
 from .report import ImportReport, Repair, Warning
 from .splitting import KINDS, ParsedItem, detect_kind, split_items
 from .structure import build_blocks, is_index_letter
+from .titles import DEFAULT as DEFAULT_NUMBERED_TITLE
+from .titles import problem as numbered_title_problem
 from .upcoming import is_held, is_upcoming, keep
-from .writing import write_items
+from .writing import source_pattern, write_items
 
 __all__ = [
     "ImportOptions",
@@ -63,7 +65,7 @@ def parse_document(
         kind,
         overrides=options.overrides,
         leading_fragment_title=options.leading_fragment_title,
-        numbered_title=options.numbered_title,
+        numbered_title=options.numbered_title or DEFAULT_NUMBERED_TITLE,
         repairs=repairs,
     )
     warnings = list(cleaned.warnings)
@@ -168,8 +170,13 @@ def import_document(
         raise ImportRulesError(
             f"the page {options.page[:40]!r}… is too long (32 characters at most)"
         )
+    if options.numbered_title and (problem := numbered_title_problem(options.numbered_title)):
+        raise ImportRulesError(problem)
     if options.progress is not None:
         options.progress("parsing")
+    # The source's titles for numbered rules, and the pattern this import uses (``titles``).
+    previous = source_pattern(options)
+    options = replace(options, numbered_title=options.numbered_title or previous or DEFAULT_NUMBERED_TITLE)
     parsed = parse_document(
         document.text,
         options,
@@ -184,5 +191,5 @@ def import_document(
         dry_run=options.dry_run,
         input_format=document.format,
     )
-    write_items(parsed.items, options, report)
+    write_items(parsed.items, options, report, previous_pattern=previous or DEFAULT_NUMBERED_TITLE)
     return report

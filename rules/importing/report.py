@@ -35,7 +35,7 @@ class Outcome:
 
     type: str  # game | source | entry | erratum | question
     title: str
-    action: str  # created | updated | unchanged | deleted
+    action: str  # created | updated | unchanged | archived (removed, kept) | deleted
     slug: str = ""
     # For "updated": field name → (before, after), both as text, for a reviewer's diff.
     changes: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -45,20 +45,27 @@ class Outcome:
 @dataclass
 class ChangeLine:
     """What a new version did to one rule, erratum or question, judged by identity
-    (``rules.importing.releases``): added, changed, renumbered or removed. Unchanged items
-    are not listed; nor is what only an import's bookkeeping touched (its source, order)."""
+    (``rules.importing.releases``): reworded, retitled, renumbered, added or removed.
+    Unchanged items are not listed; nor is what only an import's bookkeeping touched
+    (its source, order, a title its number made)."""
 
     type: str  # entry | erratum | question
-    change: str  # added | changed | renumbered | removed
+    change: str  # reworded | retitled | renumbered | added | removed
     number: str
     title: str
     slug: str = ""
     item_id: int | None = None  # none in a dry run's new rows
-    text: str = ""  # the text after (before, for "removed")
+    text: str = ""  # the text after ("" for "removed": its last text is previous_text)
     previous_number: str = ""
     previous_title: str = ""
+    previous_slug: str = ""
     previous_text: str = ""
-    diff_html: str = ""  # "changed": the word diff of the texts
+    diff_html: str = ""  # "reworded": the word diff of the texts
+    # Its title is the source's pattern made from its number, before and after: a new
+    # title is part of its renumbering, not a re-title (rules.importing.titles).
+    title_follows: bool = False
+    title_changed: bool = False  # re-titled, whatever its kind (a reworded rule may be too)
+    successor: "ChangeLine | None" = None  # "removed": the line its text went to, if any
 
 
 @dataclass
@@ -94,10 +101,15 @@ class ImportReport:
     def deleted(self) -> list[str]:
         return self._titles("deleted")
 
+    @property
+    def archived(self) -> list[str]:
+        return self._titles("archived")
+
     def summary(self) -> str:
         deleted = f", {len(self.deleted)} deleted" if self.deleted else ""
+        deleted += f", {len(self.archived)} archived" if self.archived else ""
         # The items the document holds: parsed ones, or (a JSON export) its rows.
-        count = len(self.items) or len([o for o in self.outcomes if o.action != "deleted"])
+        count = len(self.items) or len([o for o in self.outcomes if o.action not in ("deleted", "archived")])
         return (
             f"{count} items ({self.detected_kind}): {len(self.created)} created, "
             f"{len(self.updated)} updated, {len(self.unchanged)} unchanged{deleted}; "

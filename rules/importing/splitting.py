@@ -9,6 +9,8 @@ from .report import Repair
 from .structure.blocks import Block
 from .structure.markers import names_a_faq, number_ancestors
 from .structure.outline import has_body, heading_style, outline
+from .titles import DEFAULT as DEFAULT_NUMBERED_TITLE
+from .titles import render as render_numbered_title
 
 KINDS = ("glossary", "rulebook", "faq")
 
@@ -32,6 +34,9 @@ class ParsedItem:
     affects: list[str] = field(default_factory=list)
     erratum_kind: str = "correction"
     topic: str = ""  # questions: the (non-question) heading they stand under
+    # A numbered paragraph's title is made by the source's pattern (``titles``), not written
+    # in the document: a stored rule's own title may win over it (``writing``).
+    title_from_pattern: bool = False
 
     @property
     def body(self) -> str:
@@ -62,7 +67,7 @@ def split_items(
     *,
     overrides: dict[str, SectionOverride] | None = None,
     leading_fragment_title: str | None = None,
-    numbered_title: str = "{parent} {number}",
+    numbered_title: str = DEFAULT_NUMBERED_TITLE,
     repairs: list[Repair] | None = None,
 ) -> list[ParsedItem]:
     """Items from blocks.
@@ -75,8 +80,8 @@ def split_items(
       the questions under it. A document title (a first heading with no body that all
       others stand under) is no item in glossaries and FAQs.
     * In a rulebook a numbered paragraph ("601.2a To cast …") is an entry titled by
-      ``numbered_title``: ``{number}`` is its number, ``{parent}`` the title of the
-      section heading it stands under. Parent: the entry whose number is a prefix of its
+      ``numbered_title`` (``titles``): ``{number}`` is its number, ``{parent}`` the title
+      of the section heading it stands under. Parent: the entry whose number is a prefix of its
       number (601.2a → 601.2 → 601), else the heading it stands under.
     * Text before the first heading is kept as a fragment.
     """
@@ -147,7 +152,7 @@ def split_items(
         elif block.type == "numbered" and kind == "rulebook":
             parent_item = _number_parent(block.number, by_number) or enclosing
             section = section_title.get(id(parent_item), "") if parent_item else ""
-            title = _numbered_title(numbered_title, section, block.number)
+            title = render_numbered_title(numbered_title, section, block.number)
             current = ParsedItem(
                 "entry",
                 title,
@@ -155,6 +160,7 @@ def split_items(
                 number=block.number,
                 parent=parent_item.title if parent_item else None,
                 entry_kind="section",
+                title_from_pattern=True,
             )
             current.body_blocks.append(
                 Block("paragraph", block.text, block.line, markdown=block.markdown)
@@ -245,14 +251,6 @@ def _number_parent(number: str, by_number: dict[str, ParsedItem]) -> ParsedItem 
         if candidate in by_number:
             return by_number[candidate]
     return None
-
-
-def _numbered_title(template: str, parent: str, number: str) -> str:
-    try:
-        title = template.format(parent=parent, section=parent, number=number)
-    except (KeyError, IndexError, ValueError):
-        title = f"{parent} {number}"
-    return " ".join(title.split())
 
 
 def _document_title(blocks: list[Block], parents: dict[int, int | None]) -> int | None:

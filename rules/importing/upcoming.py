@@ -115,6 +115,7 @@ def _stored_options(options: ImportOptions, filename: str | None) -> dict:
         "page": options.page,
         "status": options.status,
         "prune": options.prune,
+        "removal": options.removal,
         "numbered_title": options.numbered_title,
         "leading_fragment_title": options.leading_fragment_title,
         "user": getattr(options.user, "pk", None),
@@ -138,6 +139,7 @@ def stored_import(release: Release) -> tuple[ImportOptions, str | None]:
         page=stored["page"],
         status=stored["status"],
         prune=stored["prune"],
+        removal=stored.get("removal", "delete"),  # kept before removals were archived: deleted
         numbered_title=stored["numbered_title"],
         leading_fragment_title=stored["leading_fragment_title"],
         user=user,

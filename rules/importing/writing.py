@@ -69,13 +69,15 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from ..content.history import REASON_MAX_LENGTH
-from ..content.models import Entry, Game, Source, slug_was_made_from
+from ..content.history import REASON_MAX_LENGTH, stamp
+from ..content.journal import unit_of_work
+from ..content.models import Entry, EntryRedirect, Game, Source, slug_was_made_from
+from ..content.querysets import Status
 from ..shared.text import normalize_label, slugify_title
-from . import identity, releases
+from . import identity, releases, titles
 from .errors import ImportRulesError
 from .options import ImportOptions
-from .report import ImportReport, Warning
+from .report import ImportReport, Outcome, Warning
 from .rows import DELETE_ORDER, MODELS, ParentLoop, Row, RowWriter, parents_first, row_writer
 from .splitting import ParsedItem
 
@@ -93,7 +95,12 @@ EXISTING = {
 }
 
 
-def write_items(items: list[ParsedItem], options: ImportOptions, report: ImportReport) -> None:
+def write_items(
+    items: list[ParsedItem], options: ImportOptions, report: ImportReport, *, previous_pattern: str = titles.DEFAULT
+) -> None:
+    """``options.numbered_title``: the pattern this import titles numbered rules with;
+    ``previous_pattern``: the one the source's stored rules were titled with
+    (``source_pattern``)."""
     with row_writer(
         report,
         reason=import_reason(options),
@@ -106,10 +113,13 @@ def write_items(items: list[ParsedItem], options: ImportOptions, report: ImportR
         if options.progress is not None:
             options.progress("planning" if options.dry_run else "writing", 0, len(items))
         game = _game(writer, options)
-        source = _source(writer, game, options)
+        pattern = _pattern_to_keep(options, items)
+        source = _source(writer, game, options, pattern)
         if options.source is not None:
             releases.check(source, options.source)
-        document = _Document(game, source, options, report)
+            releases.begin(writer, source, options.source)
+            _keep_pattern(writer, source, pattern)
+        document = _Document(game, source, options, report, previous_pattern)
         rows = document.rows(items)
         writer.free_slugs(Entry, document.parked)
         writer.write(game, "entry", rows["entry"])
@@ -124,7 +134,10 @@ def write_items(items: list[ParsedItem], options: ImportOptions, report: ImportR
         writer.write(game, "question", rows["question"])
         if options.prune and source is not None:
             document.prune(writer)
-        report.changes = releases.changes_of(rows, document.before, document.removed)
+        report.changes = releases.changes_of(
+            rows, document.before, document.removed, slugs=document.slugs, title_follows=document.follows,
+            revived=document.revived,
+        )  # fmt: skip
         if source is not None and options.source.version:
             # With the rows it lists: a batched import's release is public at its end.
             writer.at_end(lambda: releases.record(writer, source, options.source, report.changes))
@@ -133,8 +146,18 @@ def write_items(items: list[ParsedItem], options: ImportOptions, report: ImportR
 class _Document:
     """One document's items as rows of its game and language."""
 
-    def __init__(self, game: Game, source: Source | None, options: ImportOptions, report: ImportReport):
+    def __init__(
+        self,
+        game: Game,
+        source: Source | None,
+        options: ImportOptions,
+        report: ImportReport,
+        previous_pattern: str = titles.DEFAULT,
+    ):
         self.game, self.source, self.options, self.report = game, source, options, report
+        self.pattern = options.numbered_title or titles.DEFAULT
+        self.report_reason = import_reason(options)
+        self.previous_pattern = previous_pattern
         self.kept: dict[str, set[str]] = defaultdict(set)  # type → slugs in the document
         # (type, base slug) → how many of its candidates in a row (base, base-2 …) are kept
         self._taken_run: dict[tuple[str, str], int] = {}
@@ -146,8 +169,16 @@ class _Document:
         self.gone: dict[int, Entry] = {}
         self.parked: list[Entry] = []  # stored entries whose slug goes to another row
         self.before: dict[int, tuple[str, str, str]] = {}  # stored row id → (number, title, text)
+        self.slugs: dict[int, str] = {}  # stored row id → its slug before the import
+        # Stored entries whose title the pattern made from their number, and still does
+        # (a new title is part of their renumbering: ``releases.classify``), by id.
+        self.follows: set[int] = set()
+        # Stored rows an import archived as removed that the document has again, by id.
+        self.revived: set[int] = set()
+        self._archived_by_import: dict[str, set[int]] | None = None
         self.removed: list[tuple[str, object, int]] = []  # (type, row, id) pruned, as they were
         self.moves: list[tuple[Entry, str]] = []  # (entry matched by identity, its old slug)
+        self._history_titles: dict[int, set[str]] | None = None  # entry id → former titles
 
     def _match(self, item: ParsedItem) -> tuple[str, object | None]:
         """The item's slug and the stored row it updates (None: a row of its own is
@@ -288,7 +319,9 @@ class _Document:
         for type_, by_slug in self.stored.items():
             for obj in by_slug.values():
                 self.before[id(obj)] = releases.state(type_, obj)
+                self.slugs[id(obj)] = obj.slug
         self._identify(items)
+        self._titles(items)
         slugs = self._identity_slugs(items)  # before the other items: they keep their place
         rows: dict[str, list[Row]] = defaultdict(list)
         for order, item in enumerate(items):
@@ -298,6 +331,11 @@ class _Document:
                 values["slug"] = slug
             else:
                 slug, obj = self._match(item)
+            if item.type == "entry" and obj is not None:
+                values["aliases"] = self._aliases(item, obj)
+            if obj is not None and self._removed_by_an_import(item.type, obj):
+                values["status"] = self.options.status  # back in the document: added again
+                self.revived.add(id(obj))
             row = Row(
                 item.type,
                 item.title,
@@ -340,6 +378,77 @@ class _Document:
         if self.options.prune:
             for entry in self.gone.values():
                 del self.stored["entry"][entry.slug]
+
+    def _removed_by_an_import(self, type_: str, obj) -> bool:
+        """Whether ``obj`` is archived because an import of this source removed it (its
+        latest version is an import's), not by a moderator; one query per type for every
+        archived row of the game's language, at the first one asked for."""
+        if obj.status != Status.ARCHIVED or self.source is None or obj.source_id != self.source.pk:
+            return False
+        if self._archived_by_import is None:
+            self._archived_by_import = {}
+        if type_ not in self._archived_by_import:
+            history = MODELS[type_].history
+            archived = MODELS[type_].objects.filter(
+                game=self.game, language=self.options.language, source=self.source, status=Status.ARCHIVED
+            ).values("pk")
+            latest = {}
+            for pk, reason in (
+                history.filter(id__in=archived).order_by("id", "history_id").values_list("id", "history_change_reason")
+            ):
+                latest[pk] = reason or ""
+            self._archived_by_import[type_] = {pk for pk, reason in latest.items() if reason.startswith("import:")}
+        return obj.pk in self._archived_by_import[type_]
+
+    def _titles(self, items: list[ParsedItem]) -> None:
+        """The title of each numbered rule found again whose document gives it none (the
+        pattern made it, ``titles``): a stored title the pattern did not make (a moderator
+        named the rule) is kept; one it made follows the rule's new number and section,
+        which is no re-title (``follows``); one the source's former pattern made takes the
+        pattern given now, a re-title."""
+        for item in items:
+            obj = self.same.get(id(item))
+            if obj is None or not item.title_from_pattern or obj.title == item.title:
+                continue
+            if titles.is_rendering(obj.title, self.pattern, obj.number):
+                self.follows.add(id(obj))
+            elif not titles.is_rendering(obj.title, self.previous_pattern, obj.number):
+                item.title = obj.title
+
+    def _aliases(self, item: ParsedItem, obj: Entry) -> list[str]:
+        """The aliases of a stored entry the item updates: the document's, then the titles
+        it had that readers knew it by: one it keeps from an earlier re-title, and its
+        title now if this import re-titles it while published (as a rename in the admin
+        keeps the old title, ``Entry.save``)."""
+        aliases = list(item.aliases)
+        names = {normalize_label(name) for name in (item.title, *aliases)}
+        extra = [alias for alias in obj.aliases or [] if normalize_label(str(alias)) not in names]
+        former = self._former_titles(obj) if extra else set()  # the history only when it matters
+        for alias in extra:
+            key = normalize_label(str(alias))
+            if key in former and key not in names:
+                aliases.append(alias)
+                names.add(key)
+        retitled = normalize_label(obj.title) not in names and id(obj) not in self.follows
+        if retitled and not releases.same_title(self.before[id(obj)], (item.number, item.title, "")):
+            if obj.status == Status.PUBLISHED:
+                aliases.append(obj.title)
+        return aliases
+
+    def _former_titles(self, obj: Entry) -> set[str]:
+        """The normalised titles ``obj`` had in its history; one query for every stored
+        entry with an alias the document does not give, at the first one asked for."""
+        if self._history_titles is None:
+            asked = [e.pk for e in self.stored["entry"].values() if e.aliases] + [
+                e.pk for e in self.same.values() if e.aliases
+            ]
+            self._history_titles = defaultdict(set)
+            for start in range(0, len(asked), 500):
+                for pk, title in (
+                    Entry.history.filter(id__in=asked[start : start + 500]).values_list("id", "title").distinct()
+                ):
+                    self._history_titles[pk].add(normalize_label(title))
+        return self._history_titles.get(obj.pk, set())
 
     def _identity_slugs(self, items: list[ParsedItem]) -> dict[int, str]:
         """The slug of each item matched by identity: made from its new title when the
@@ -456,7 +565,9 @@ class _Document:
             row.relations = {relation: list(wanted.values())}
 
     def prune(self, writer: RowWriter) -> None:
-        """Delete this source's rows (same game and language) that the document lacks."""
+        """Remove this source's rows (same game and language) that the document lacks:
+        archive them (``options.removal``, the default) or delete them. A row archived
+        already is left as it is: it was removed before."""
         if self.source.pk is None:  # a dry run of a new source: it has no rows yet
             return
         for type_ in DELETE_ORDER:
@@ -476,8 +587,42 @@ class _Document:
                 ]
             else:
                 stale = list(stored.exclude(slug__in=self.kept[type_]))
-            self.removed.extend((type_, obj, obj.pk) for obj in stale)  # a deleted row has no pk
-            writer.delete(type_, stale, attrgetter("question" if type_ == "question" else "title"))
+            title = attrgetter("question" if type_ == "question" else "title")
+            if self.options.removal == "delete":
+                self.removed.extend((type_, obj, obj.pk) for obj in stale)  # a deleted row has no pk
+                writer.delete(type_, stale, title)
+                continue
+            before = [obj for obj in stale if obj.status == Status.ARCHIVED]  # removed before
+            stale = [obj for obj in stale if obj.status != Status.ARCHIVED]
+            self.removed.extend((type_, obj, obj.pk) for obj in stale)
+            self._archive(writer, type_, stale, title)
+            self._archive(writer, type_, [obj for obj in before if obj in self.parked], title, again=True)
+
+    def _archive(self, writer: RowWriter, type_: str, objs: list, title, again: bool = False) -> None:
+        """Archive these rows, each with its history version by this import: no longer
+        public, kept with their history. A parked entry (its address went to another row
+        of this document) gets the next free address of its own; ``again``: rows archived
+        before, which only move there (nothing to report)."""
+        if not objs:
+            return
+        with unit_of_work():
+            for obj in objs:
+                if not again:
+                    self.report.outcomes.append(Outcome(type_, title(obj), "archived", getattr(obj, "slug", "")))
+                if writer.plan_only:
+                    continue
+                taken = type_ == "entry" and obj in self.parked
+                if taken:
+                    old, counter = obj.slug, 2
+                    while not self._free(slug := _numbered(old, counter, Entry)):
+                        counter += 1
+                    obj.slug = slug
+                    self.kept["entry"].add(slug)
+                obj.status = Status.ARCHIVED
+                stamp(obj, self.report_reason, self.options.user)
+                obj.save()
+                if taken:  # its old address is another rule's now, not a way to this one
+                    EntryRedirect.objects.filter(entry=obj, old_slug=old).delete()
 
 
 def _candidate(base: str, index: int, model) -> str:
@@ -509,9 +654,9 @@ def _game(writer: RowWriter, options: ImportOptions) -> Game:
     return writer.save_one("game", Game, game, {"slug": options.game}, values, options.game_name or "", report=False)
 
 
-def _source(writer: RowWriter, game: Game, options: ImportOptions) -> Source | None:
+def _source(writer: RowWriter, game: Game, options: ImportOptions, pattern: str | None) -> Source | None:
     """The source named in the options; an existing one keeps its details unless the
-    options say to update them (a manifest)."""
+    options say to update them (a manifest). A new one keeps ``pattern`` (``_keep_pattern``)."""
     info = options.source
     if info is None:
         return None
@@ -525,5 +670,53 @@ def _source(writer: RowWriter, game: Game, options: ImportOptions) -> Source | N
     source = Source.objects.filter(game=game, language=options.language, title=info.title).first() if game.pk else None
     if source is not None and not info.update_existing:
         return source
+    if source is None and pattern:
+        values["numbered_title"] = pattern
     identity = {"game": game, "language": options.language, "title": info.title}
     return writer.save_one("source", Source, source, identity, values, info.title, report=False)
+
+
+def source_pattern(options: ImportOptions) -> str | None:
+    """The pattern the source named in ``options`` titled its numbered rules with
+    (``titles``): the one it keeps, else the one its rules' titles show (a source imported
+    before sources kept it); None for a new source or one whose titles show none."""
+    if options.source is None:
+        return None
+    source = Source.objects.filter(game__slug=options.game, language=options.language, title=options.source.title)
+    source = source.first()
+    if source is None:
+        return None
+    if source.numbered_title:
+        return source.numbered_title
+    rows = {pk: (number, title, parent) for pk, number, title, parent in source.entries.values_list(
+        "pk", "number", "title", "parent_id"
+    )}  # fmt: skip
+    rules = []
+    for number, title, parent in rows.values():
+        if not number:
+            continue
+        sections, seen = [], set()
+        while parent in rows and parent not in seen:
+            seen.add(parent)
+            sections.append(rows[parent][1])
+            parent = rows[parent][2]
+        rules.append((number, title, sections))
+    return titles.infer(rules)
+
+
+def _pattern_to_keep(options: ImportOptions, items: list[ParsedItem]) -> str | None:
+    """What the source keeps as its pattern for numbered rules after this import ("" for
+    ``titles.DEFAULT``), or None when the document titled no rule by a pattern."""
+    if not any(item.title_from_pattern for item in items):
+        return None
+    pattern = options.numbered_title or titles.DEFAULT
+    return "" if pattern == titles.DEFAULT else pattern
+
+
+def _keep_pattern(writer: RowWriter, source: Source | None, pattern: str | None) -> None:
+    """The source keeps the pattern its numbered rules were titled with (``titles``), when
+    this document titled any by it: the next version, imported without one, uses it."""
+    if source is None or pattern is None or source.numbered_title == pattern:
+        return
+    identity = {"game": source.game, "language": source.language, "title": source.title}
+    writer.save_one("source", Source, source, identity, {"numbered_title": pattern}, source.title, report=False)

@@ -12,7 +12,6 @@ preview showed (or says what differs).
 
 import logging
 import time
-from collections import Counter
 from datetime import date
 
 from django.contrib.auth import get_user_model
@@ -21,6 +20,7 @@ from django.utils.translation import gettext_noop
 from django_tasks import task
 
 from ..content.models import Source
+from ..content.releases import KINDS, count_by_kind
 from ..importing import ImportOptions, ImportRulesError, import_document
 from ..importing.pipeline import SourceInfo
 from ..shared.queues import IMPORTS
@@ -72,8 +72,12 @@ def build_options(values: dict, *, dry_run: bool, user=None, progress=None) -> I
         source=source,
         page=values["page"],
         prune=values["prune"],
+        # A job kept before removals were archived deleted them.
+        removal=values.get("removal", "delete"),
         status=values.get("status", "draft"),
         hold=values.get("hold", False),
+        # "" or absent: the source's own pattern (rules.importing.titles)
+        numbered_title=values.get("numbered_title") or None,
         dry_run=dry_run,
         user=user,  # the history versions name the moderator who imported
         progress=progress,
@@ -115,12 +119,25 @@ def report_data(report) -> dict:
         "held": report.held,
         # What changed by identity (rules.importing.releases), the first CHANGES_KEPT of
         # each kind (a first release of 10,000 rules lists every one as added) and counts.
+        # Each line as the page shows it: what changed in it, an added item's text too.
         "changes": [
-            [line.type, line.change, line.number, line.previous_number, line.title, line.diff_html]
-            for kind in ("changed", "renumbered", "added", "removed")
+            {
+                "type": line.type,
+                "change": line.change,
+                "number": line.number,
+                "previous_number": line.previous_number,
+                "title": line.title,
+                "previous_title": line.previous_title,
+                "title_changed": line.title_changed,
+                "slug": line.slug,
+                "previous_slug": line.previous_slug,
+                "diff": line.diff_html,
+                "text": line.text if line.change == "added" else "",
+            }
+            for kind in KINDS
             for line in [line for line in report.changes if line.change == kind][:CHANGES_KEPT]
         ],
-        "change_counts": dict(Counter(line.change for line in report.changes)),
+        "change_counts": count_by_kind(report.changes),
     }
 
 

@@ -1,10 +1,15 @@
 """The moderators' worklists: what is left to do, as queries with a fixed cost.
 
-Four lists, each scoped to a queryset of games (``rules.moderation.permissions.editable_games(user)``):
+Five lists, each scoped to a queryset of games (``rules.moderation.permissions.editable_games(user)``):
 
-- **wanted entries**: cross-reference labels that resolve to nothing yet;
+- **wanted entries**: cross-reference labels that resolve to nothing yet, the most asked
+  for first; the front page counts those at least ``WANTED_AT_LEAST`` entries ask for
+  (a label one entry mentions in passing is rarely the next entry to write);
 - **untranslated entries**: published entries with no published version in another of
   the game's content languages, per language pair;
+- **outdated translations**: translations whose original changed since the version they
+  were made from or last checked against (``Entry.translation_status``,
+  ``rules.derived.translation_status``);
 - **entries touched by errata**: a published erratum changed after the entry's text was
   last written or confirmed (``Entry.body_checked_at``);
 - **waiting for review**: entries, errata and FAQ questions in review.
@@ -35,6 +40,8 @@ from ..shared.collation import sort_by_title, sort_key
 from ..shared.text import normalize_label
 
 IN_PROGRESS = (Status.DRAFT, Status.REVIEW)
+# The wanted labels worth a moderator's time first: asked for by this many entries or more.
+WANTED_AT_LEAST = 2
 
 
 def question_model():
@@ -77,13 +84,22 @@ def _unresolved(games: QuerySet, game_id: int | None = None, language: str | Non
     return refs
 
 
-def wanted_count(games: QuerySet) -> int:
-    """How many different labels are wanted (one query)."""
-    return _unresolved(games).values("entry__game_id", "entry__language", "normalized_label").distinct().count()
+def wanted_count(games: QuerySet, at_least: int = 1) -> int:
+    """How many different labels are wanted by ``at_least`` entries or more (one query)."""
+    labels = (
+        _unresolved(games)
+        .order_by()
+        .values("entry__game_id", "entry__language", "normalized_label")
+        .annotate(asking=Count("entry_id", distinct=True))
+    )
+    return labels.filter(asking__gte=at_least).count() if at_least > 1 else labels.count()
 
 
-def wanted_entries(games: QuerySet, *, game_id: int | None = None, language: str | None = None) -> list[WantedLabel]:
-    """Wanted labels, most asked for first (two queries).
+def wanted_entries(
+    games: QuerySet, *, game_id: int | None = None, language: str | None = None, at_least: int = 1
+) -> list[WantedLabel]:
+    """Wanted labels asked for by ``at_least`` entries or more, most asked for first
+    (two queries).
 
     Grouped by game, language and normalised label; the label shown is the spelling
     most entries use. A label stays wanted while its only match is an unpublished entry
@@ -127,6 +143,7 @@ def wanted_entries(games: QuerySet, *, game_id: int | None = None, language: str
             existing=drafts.get((game_pk, language_, normalized)),
         )
         for (game_pk, language_, normalized), group in groups.items()
+        if len(group["entries"]) >= at_least
     ]
     wanted.sort(key=lambda w: (-w.count, w.game.name, w.language, sort_key(w.label, w.language)))
     return wanted
@@ -310,6 +327,55 @@ def untranslated_entries(game: Game, source: str, target: str) -> list[Untransla
     return [Untranslated(entry=entry, in_progress=started.get(entry.translation_key)) for entry in entries]
 
 
+# --- Outdated translations ------------------------------------------------------------
+
+
+@dataclass
+class OutdatedTranslation:
+    """A translation whose original changed since it was made or last checked."""
+
+    entry: Entry
+    original: dict  # id, title, slug, number, language (as stored with the translation)
+    checked_on: str  # the date of the original's version it matches (ISO)
+
+    @property
+    def original_admin_id(self) -> int:
+        return self.original["id"]
+
+
+def _outdated(games: QuerySet, game_id: int | None = None, language: str | None = None) -> QuerySet:
+    """Translations (not archived) whose stored status says their original changed since
+    the version they match; one whose base is unknown (never checked) is not listed: it
+    says so on its own page."""
+    rows = (
+        Entry.objects.filter(game__in=games, translation_status__up_to_date=False)
+        .exclude(translation_status__checked_on=None)
+        .exclude(status=Status.ARCHIVED)
+    )
+    if game_id is not None:
+        rows = rows.filter(game_id=game_id)
+    if language:
+        rows = rows.filter(language=language)
+    return rows
+
+
+def outdated_count(games: QuerySet) -> int:
+    """How many translations are behind their original (one query)."""
+    return _outdated(games).count()
+
+
+def outdated_translations(
+    games: QuerySet, *, game_id: int | None = None, language: str | None = None
+) -> list[OutdatedTranslation]:
+    """Translations behind their original, the longest behind first (one query)."""
+    rows = [
+        OutdatedTranslation(entry, entry.translation_status["original"], entry.translation_status["checked_on"])
+        for entry in _outdated(games, game_id, language).select_related("game")
+    ]
+    rows.sort(key=lambda row: (row.checked_on, row.entry.game.name, row.entry.language, row.entry.pk))
+    return rows
+
+
 # --- Entries touched by errata --------------------------------------------------------
 
 
@@ -448,14 +514,19 @@ def review_counts(games: QuerySet, *, models=None, game_id: int | None = None) -
     return totals
 
 
-# --- All four at once -----------------------------------------------------------------
+# --- All of them at once --------------------------------------------------------------
 
 
 def summary(games: QuerySet, *, review_in=None) -> dict[str, int]:
-    """The count of every list, for the overview page and the admin index (seven queries)."""
+    """The count of every list, for the overview page and the admin index (nine queries);
+    ``wanted`` counts the labels ``WANTED_AT_LEAST`` entries ask for, ``wanted_all``
+    every wanted label."""
     counts = review_counts(games, models=review_in)
     return {
-        "wanted": wanted_count(games),
+        "wanted": wanted_count(games, WANTED_AT_LEAST),
+        "wanted_all": wanted_count(games),
+        "wanted_at_least": WANTED_AT_LEAST,
+        "outdated": outdated_count(games),
         "untranslated": untranslated_count(games),
         "errata": errata_count(games),
         "review": counts["review"],

@@ -214,7 +214,7 @@ class GameReleasesFeed(GameFeed):
         )
 
     def item_title(self, item):
-        return f"{item.source.title} {item.version}"
+        return f"{item.source.title} {item.label}"
 
     def item_link(self, item):
         return reverse("rules:release", kwargs={"game": item.source.game.slug, "pk": item.pk})

@@ -9,9 +9,48 @@ from django.utils import translation
 
 from ..content.addresses import entry_url_template
 from ..content.models import Entry, Game
+from ..content.querysets import Status
 from ..shared.collation import letter_groups
 from ..shared.languages import native_name
 from ..shared.text import numbered_title
+
+
+def game_name(game) -> str:
+    """The game's name as every page shows it to this reader: in the reader's UI language
+    (the home page's card, the game's page, its entries, search results alike), whatever
+    the language of the content on the page."""
+    return game.name_in(translation.get_language())
+
+
+def reader_counts(games, ui_language: str) -> dict[int, tuple[str, int]]:
+    """Game id → (the language its page shows this reader, its published entries in that
+    language): the reader's language when the game has content in it, else the language
+    with the most (``Game.content_language_for``, for every game in three queries)."""
+    from django.db.models import Count
+
+    from ..content.models import Erratum
+
+    totals: dict[int, dict[str, int]] = {}
+    entries: dict[tuple[int, str], int] = {}
+    ids = [game.pk for game in games]
+    rows = [
+        Entry.objects.published().filter(game_id__in=ids),
+        Erratum.objects.published().filter(game_id__in=ids),
+        # faq builds on rules: its questions are reached through the game, by name
+        Game._meta.get_field("faq_questions").related_model.objects.filter(game_id__in=ids, status=Status.PUBLISHED),
+    ]
+    for index, queryset in enumerate(rows):
+        for game_id, language, n in queryset.order_by().values_list("game_id", "language").annotate(n=Count("pk")):
+            totals.setdefault(game_id, {})
+            totals[game_id][language] = totals[game_id].get(language, 0) + n
+            if index == 0:
+                entries[game_id, language] = n
+    shown = {}
+    for game_id, counts in totals.items():
+        languages = sorted(counts, key=lambda code: (-counts[code], code))
+        language = ui_language if ui_language in counts else languages[0]
+        shown[game_id] = (language, entries.get((game_id, language), 0))
+    return shown
 
 
 def game_context(game_slug: str) -> dict:
@@ -26,7 +65,7 @@ def game_context(game_slug: str) -> dict:
     content_language = game.content_language_for(ui_language, available) or ui_language
     return {
         "game": game,
-        "game_name": game.name_in(content_language),
+        "game_name": game_name(game),
         "content_language": content_language,
         "content_missing": content_language != ui_language,
         "other_content_languages": [(code, native_name(code)) for code in available if code != content_language],
@@ -100,7 +139,7 @@ def entry_page_context(request, entry) -> dict:
         alternates.append((code, request.build_absolute_uri(entry_url_in(game.slug, slug, code))))
     return {
         "game": game,
-        "game_name": game.name_in(entry.language),
+        "game_name": game_name(game),
         "entry": entry,
         "content_language": entry.language,
         "content_missing": entry.language != ui_language,
@@ -126,7 +165,7 @@ def item_page_context(game, content_language: str) -> dict:
     an erratum or a FAQ question): its game, in the item's own language."""
     return {
         "game": game,
-        "game_name": game.name_in(content_language),
+        "game_name": game_name(game),
         "content_language": content_language,
         "content_missing": content_language != translation.get_language(),
         "other_content_languages": [],

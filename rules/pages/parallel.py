@@ -31,7 +31,7 @@ from django.utils import translation
 from ..content.addresses import CONTENT_PARAMETER, entry_path_template
 from ..content.models import Entry
 from ..shared.languages import CONTENT_LANGUAGE_CODES, native_name
-from .page_context import path_alternates
+from .page_context import game_name, path_alternates
 
 
 def versions(game_slug: str, slug: str, language: str, ui_language: str, wanted: str | None):
@@ -95,7 +95,7 @@ def compare_context(request, left, right) -> dict:
     columns = [{**column(left), "beside": right.language}, {**column(right), "beside": left.language}]
     return {
         "game": game,
-        "game_name": game.name_in(left.language),
+        "game_name": game_name(game),
         "content_language": left.language,
         "left": columns[0],
         "right": columns[1],

@@ -29,7 +29,6 @@ def _context(request, game_slug: str) -> dict:
     if wanted and wanted != context["content_language"] and wanted in available:
         context.update(
             {
-                "game_name": context["game"].name_in(wanted),
                 "content_language": wanted,
                 "content_missing": wanted != request.LANGUAGE_CODE,
                 "other_content_languages": [(code, native_name(code)) for code in available if code != wanted],

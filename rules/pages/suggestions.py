@@ -43,7 +43,7 @@ from ..moderation.models import Suggestion
 from ..moderation.suggestion_mail import mail_enabled
 from ..shared.capacity import Busy
 from .http import private_page
-from .page_context import game_context
+from .page_context import game_context, game_name
 from .suggestion_form import SuggestionForm, item_key, visitor_of
 
 TargetType = Suggestion.TargetType
@@ -147,7 +147,7 @@ def _form_page(request, target, form, started: str, *, preview=False, diff=None)
         "target_type": suggestions.target_type_of(target),
         "target_url": suggestions.public_url(target),
         "game": target.game,
-        "game_name": target.game.name_in(target.language),
+        "game_name": game_name(target.game),
         "content_language": target.language,
         "form": form,
         "started": started,
@@ -216,7 +216,7 @@ def suggestion_status(request, token):
         "target_url": suggestions.public_url(target) if published else "",
         "diff": suggestions.stored_diff(suggestion),  # computed once, when it was sent
         "game": suggestion.game,
-        "game_name": suggestion.game.name_in(suggestion.language),
+        "game_name": game_name(suggestion.game),
     }
     response = render(request, "rules/suggestion_status.html", context)
     response["X-Robots-Tag"] = "noindex"

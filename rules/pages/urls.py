@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import feeds, offline, releases, rulebook_views, suggestions, views
+from . import cards, feeds, offline, releases, rulebook_views, suggestions, views
 from .http import public_page
 
 app_name = "rules"
@@ -12,6 +12,7 @@ urlpatterns = [
     path("manifest.webmanifest", offline.manifest, name="manifest"),
     path("offline/", offline.offline_page, name="offline"),
     path("games/<slug:game>/", views.game_detail, name="game"),
+    path("games/<slug:game>/card.png", cards.game_card, name="game-card"),
     path("games/<slug:game>/rules/<slug:slug>/", views.entry_detail, name="entry"),
     path("games/<slug:game>/rules/<slug:slug>/compare/<slug:language>/", views.entry_compare, name="entry-compare"),
     path("games/<slug:game>/errata/", views.errata_list, name="errata"),
@@ -21,6 +22,7 @@ urlpatterns = [
     path("suggestions/<slug:token>/", suggestions.suggestion_status, name="suggestion"),
     path("games/<slug:game>/releases/<int:pk>/", releases.release_detail, name="release"),
     path("games/<slug:game>/releases/<int:pk>/rules/", releases.release_index, name="release-index"),
+    path("games/<slug:game>/rules/<slug:slug>/releases/", releases.entry_releases, name="entry-releases"),
     # Reading straight through (rules.content.rulebook, rules.builds.booklet): contents, printed booklets.
     path("games/<slug:game>/rules/", rulebook_views.contents, name="contents"),
     path("games/<slug:game>/print/<slug:part>/", rulebook_views.booklet, name="booklet"),

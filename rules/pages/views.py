@@ -15,20 +15,25 @@ from ..content.releases import Release
 from ..search import Busy, QueryTooLong
 from ..search import search as search_service
 from ..shared.collation import sort_by_title
+from ..shared.languages import CONTENT_LANGUAGES
 from . import parallel
 from .forms import SearchForm
 from .http import public_page
-from .page_context import entry_page_context, game_contents, game_context
-from .releases import AS_OF_PARAMETER, as_of_context
+from .page_context import entry_page_context, game_contents, game_context, game_name, reader_counts
+from .releases import AS_OF_PARAMETER, as_of_context, removed_page
 
 
 @public_page()
 def home(request):
     # By the name the reader sees, in the order of the reader's language.
     ui_language = translation.get_language()
-    games = sort_by_title(
-        Game.objects.published().with_entry_counts().order_by("pk"), ui_language, title=lambda g: g.name_in(ui_language)
-    )
+    games = sort_by_title(Game.objects.published().order_by("pk"), ui_language, title=lambda g: g.name_in(ui_language))
+    # Each card counts the entries of the language its game page shows this reader.
+    shown = reader_counts(games, ui_language)
+    names = dict(CONTENT_LANGUAGES)
+    for game in games:
+        game.shown_language, game.entry_count = shown.get(game.pk, (ui_language, 0))
+        game.shown_language_name = names.get(game.shown_language, game.shown_language)
     recent_entries = Entry.objects.published().select_related("game").order_by("-updated_at", "pk")[:8]
     recent_errata = Erratum.objects.published().select_related("game").order_by("-updated_at", "pk")[:5]
     return render(
@@ -71,7 +76,7 @@ def entry_detail(request, game, slug):
     # game is looked up alone only for an old address.
     candidates = sorted(ENTRY_PAGE_VERSIONS(game, slug), key=lambda candidate: candidate.language)
     if not candidates:
-        return _redirect_old_slug(get_object_or_404(Game.objects.published(), slug=game), slug)
+        return _redirect_old_slug(request, get_object_or_404(Game.objects.published(), slug=game), slug)
     wanted = request.GET.get(CONTENT_PARAMETER)
     entry = next((e for e in candidates if e.language == ui_language), candidates[0])
     entry = next((e for e in candidates if e.language == wanted), entry)
@@ -95,7 +100,7 @@ def entry_compare(request, game, slug, language):
     return render(request, "rules/entry_compare.html", parallel.compare_context(request, *pair))
 
 
-def _redirect_old_slug(game, slug):
+def _redirect_old_slug(request, game, slug):
     """A renamed entry's old address: a permanent redirect to where it is now."""
     ui_language = translation.get_language()
     redirects = {
@@ -106,6 +111,10 @@ def _redirect_old_slug(game, slug):
     }
     entry = redirects.get(ui_language) or next(iter(sorted(redirects.items())), (None, None))[1]
     if entry is None:
+        # A rule a release removed: 410 Gone, saying when, with its last text (rules.pages.releases).
+        gone = removed_page(request, game, slug)
+        if gone is not None:
+            return gone
         raise Http404("No such entry")
     return redirect(entry.get_absolute_url(), permanent=True)
 
@@ -171,9 +180,9 @@ def search(request):
                     "query": data["q"],
                     "results": results,
                     "total": results.total,
-                    # each hit with its game's name in the hit's language
+                    # each hit with its game's name, as every page names it for this reader
                     "rows": [
-                        (hit, games[hit.game_slug].name_in(hit.language) if hit.game_slug in games else hit.game_name)
+                        (hit, game_name(games[hit.game_slug]) if hit.game_slug in games else hit.game_name)
                         for hit in page.object_list
                     ],
                     "page": page.number,

@@ -84,7 +84,7 @@ def documents(number: str, scope) -> tuple[list[int], dict[int, Former]]:
         ReleaseChange.objects.filter(
             item_type="entry",
             previous_number__iexact=number,
-            change__in=[ReleaseChange.Kind.RENUMBERED, ReleaseChange.Kind.CHANGED],
+            change__in=[ReleaseChange.Kind.RENUMBERED, ReleaseChange.Kind.REWORDED, ReleaseChange.Kind.RETITLED],
             release__pending=False,
         )
         .exclude(number__iexact=number)

@@ -77,3 +77,11 @@ def plain_text(rendered_html: str, length: int = DESCRIPTION_LENGTH) -> str:
 def opengraph_locale(language: str) -> str:
     """og:locale's language_TERRITORY for a language code: "de" → "de_DE"."""
     return OPENGRAPH_LOCALES.get(language, language)
+
+
+@register.filter
+def absolute_url(path: str, request) -> str:
+    """A site path as the full URL a link-preview bot fetches ({{ card|absolute_url:request }})."""
+    if not path or request is None:
+        return path or ""
+    return request.build_absolute_uri(path)

@@ -239,16 +239,24 @@ def test_a_new_game_is_created_on_import_only(client_, db):
     assert "Imported “glossar” into Neues Spiel" in html(response)
 
 
-def test_prune_lists_the_items_the_document_no_longer_has(client_, game):
+def test_removing_lists_the_items_the_document_no_longer_has_as_archived_or_deleted(client_, game):
     import_glossary(client_, game)
     shorter = GLOSSARY.split("\nVerteidigung\n")[0]
 
-    response = upload(client_, shorter, game=game.pk, prune="on")
+    response = upload(client_, shorter, game=game.pk, prune="on")  # archived unless asked otherwise
+    archived = section(response, "import-archived")
+    assert "Archived (1)" in archived and "Verteidigung" in archived
+    assert "archived: no longer public" in section(response, "import-overview")
+    confirm(client_, response)
+    kept = Entry.objects.get(game=game, title="Verteidigung")
+    assert kept.status == "archived" and kept.history.first().history_change_reason.startswith("import:")
 
+    import_glossary(client_, game)
+    response = upload(client_, shorter, game=game.pk, prune="on", removal="delete")
     deleted = section(response, "import-deleted")
-    assert "Deleted (1)" in deleted
-    assert "Verteidigung" in deleted
-    assert Entry.objects.filter(game=game).count() == 3
+    assert "Deleted (1)" in deleted and "Verteidigung" in deleted
+    confirm(client_, response)
+    assert not Entry.objects.filter(game=game, title="Verteidigung").exists()
 
 
 RULEBOOK = """\
@@ -369,7 +377,7 @@ def test_staff_without_the_permissions_get_403(client, django_user_model, game):
     assert not Entry.objects.exists()
 
 
-def test_without_delete_permission_nothing_is_pruned(client, django_user_model, game):
+def test_without_delete_permission_removed_items_are_archived_never_deleted(client, django_user_model, game):
     importer = staff(django_user_model, "importer", "view_entry", "add_entry", "change_entry")
     game.moderators.add(importer)  # a game moderator of this game only
     client.force_login(importer)
@@ -377,11 +385,14 @@ def test_without_delete_permission_nothing_is_pruned(client, django_user_model, 
     shorter = GLOSSARY.split("\nVerteidigung\n")[0]
 
     form = client.get(IMPORT_URL)
-    assert "You need the permission to delete entries for this." in html(form)
+    assert "Deleting needs the permission to delete entries." in html(form)
+    assert 'value="delete"' not in html(form)
+    refused = upload(client, shorter, game=game.pk, prune="on", removal="delete")  # a forged choice
+    assert "Select a valid choice" in html(refused) and not refused.redirect_chain
     preview = upload(client, shorter, game=game.pk, prune="on")
-    assert "Delete missing items no" in section(preview, "import-overview")
+    assert "archived: no longer public" in section(preview, "import-overview")
     confirm(client, preview)
-    assert Entry.objects.filter(game=game, title="Verteidigung").exists()
+    assert Entry.objects.get(game=game, title="Verteidigung").status == "archived"
 
 
 def test_non_staff_are_sent_to_the_admin_login(client, django_user_model, db):

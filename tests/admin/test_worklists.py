@@ -23,6 +23,7 @@ from tests.admin.conftest import make_staff
 from tests.factories import make_entry, make_erratum, make_game, make_question
 
 WANTED = reverse("admin:worklist_wanted")
+EVERY_LABEL = {"asked": "1"}  # the wanted list shows the labels two entries ask for unless asked
 CREATE = reverse("admin:worklist_wanted_create")
 UNTRANSLATED = reverse("admin:worklist_untranslated")
 ERRATA = reverse("admin:worklist_errata")
@@ -68,7 +69,7 @@ def wanted_world():
 def test_wanted_lists_each_label_once_with_the_entries_that_ask(moderator_client, wanted_world):
     game, (attack, defence, old, movement) = wanted_world
 
-    response = moderator_client.get(WANTED)
+    response = moderator_client.get(WANTED, {"asked": "1"})  # every label, not only the most asked for
 
     assert response.status_code == HTTPStatus.OK
     labels = rows(response, "wanted-label")
@@ -87,13 +88,14 @@ def test_wanted_filters_by_game_and_language(moderator_client, wanted_world):
     other = make_game(name="Blue Moon")
     make_entry(game=other, language="de", title="Angriff", see_also=["Reaktion"])
 
-    assert len(rows(moderator_client.get(WANTED), "wanted-label")) == 3
-    by_game = rows(moderator_client.get(WANTED, {"game": other.pk}), "wanted-label")
+    assert len(rows(moderator_client.get(WANTED, EVERY_LABEL), "wanted-label")) == 3
+    by_game = rows(moderator_client.get(WANTED, {**EVERY_LABEL, "game": other.pk}), "wanted-label")
     assert [row.split()[0] for row in by_game] == ["Reaktion"]
-    by_language = rows(moderator_client.get(WANTED, {"language": "en"}), "wanted-label")
+    by_language = rows(moderator_client.get(WANTED, {**EVERY_LABEL, "language": "en"}), "wanted-label")
     assert [row.split()[0] for row in by_language] == ["Reaction", "Terrain"]
     # A bad filter value is ignored, not an error.
-    assert moderator_client.get(WANTED, {"game": "x", "language": "zz", "page": "abc"}).status_code == HTTPStatus.OK
+    odd = {**EVERY_LABEL, "game": "x", "language": "zz", "page": "abc"}
+    assert moderator_client.get(WANTED, odd).status_code == HTTPStatus.OK
 
 
 def test_create_this_entry_makes_a_draft_that_resolves_the_references_once_published(
@@ -113,14 +115,14 @@ def test_create_this_entry_makes_a_draft_that_resolves_the_references_once_publi
     assert LogEntry.objects.filter(user=moderator, object_id=str(draft.pk)).exists()
 
     # Still wanted (a draft resolves nothing), but the list offers the draft, not a duplicate.
-    reaction_row = rows(moderator_client.get(WANTED), "wanted-label")[0]
+    reaction_row = rows(moderator_client.get(WANTED, EVERY_LABEL), "wanted-label")[0]
     assert "An entry with this name exists (Draft)" in reaction_row
     assert "Create this entry" not in reaction_row
 
     draft.status = Status.PUBLISHED
     draft.save()
 
-    assert [row.split()[0] for row in rows(moderator_client.get(WANTED), "wanted-label")] == ["Terrain"]
+    assert [row.split()[0] for row in rows(moderator_client.get(WANTED, EVERY_LABEL), "wanted-label")] == ["Terrain"]
     page = moderator_client.get(attack.canonical_url())
     assert f'href="{draft.get_absolute_url()}"' in html(page)
     assert attack.cross_references.get().target == draft
@@ -169,9 +171,9 @@ def test_game_moderators_see_and_create_only_in_their_games(client, game_moderat
     make_entry(game=mine, title="Draw", see_also=["Deck"])
     client.force_login(game_moderator_for(mine))
 
-    labels = rows(client.get(WANTED), "wanted-label")
+    labels = rows(client.get(WANTED, EVERY_LABEL), "wanted-label")
     assert [row.split()[0] for row in labels] == ["Deck"]
-    assert "Reaction" not in html(client.get(WANTED, {"game": game.pk}))
+    assert "Reaction" not in html(client.get(WANTED, {**EVERY_LABEL, "game": game.pk}))
 
     refused = client.post(CREATE, {"game": game.pk, "language": "en", "label": "Reaction"})
     assert refused.status_code == HTTPStatus.NOT_FOUND
@@ -186,7 +188,7 @@ def test_create_needs_the_add_permission(client, wanted_world):
     viewer.user_permissions.add(Permission.objects.get(codename="view_entry"))
     client.force_login(viewer)
 
-    page = client.get(WANTED)
+    page = client.get(WANTED, EVERY_LABEL)
     assert page.status_code == HTTPStatus.OK
     assert "Reaction" in html(page) and "Create this entry" not in html(page)
     refused = client.post(CREATE, {"game": game.pk, "language": "en", "label": "Reaction"})
@@ -200,7 +202,7 @@ def test_staff_without_entry_permissions_cannot_see_worklists(client):
 
 
 def test_anonymous_users_are_sent_to_the_login(client):
-    response = client.get(WANTED)
+    response = client.get(WANTED, EVERY_LABEL)
     assert response.status_code == HTTPStatus.FOUND
     assert response.url.startswith(reverse("admin:login"))
 
@@ -350,7 +352,8 @@ def test_overview_counts_each_list_for_the_users_games(client, moderator_client,
     make_entry(game=game, title="To review", status=Status.REVIEW)
 
     page = html(moderator_client.get(OVERVIEW))
-    assert re.search(r'id="count-wanted">2<', page)
+    assert re.search(r'id="count-wanted">1<', page)  # asked for by two entries or more: "Reaction"
+    assert "(2 in all)" in page
     assert re.search(r'id="count-errata">1<', page)
     assert re.search(r'id="count-review">1<', page)
     assert re.search(r'id="count-untranslated">0<', page)
@@ -371,7 +374,8 @@ def test_admin_index_shows_the_worklist_counts(moderator_client, wanted_world):
     """Needs RulesiteAdminSite.index() to pass ``moderation`` (see the report)."""
     page = html(moderator_client.get(reverse("admin:index")))
     box = page[page.index('id="moderation-module"') :]
-    assert re.search(rf'href="{WANTED}">Wanted entries</a></th>\s*<td class="worklist-count">2</td>', box)
+    assert re.search(rf'href="{WANTED}">Wanted entries</a>', box)
+    assert re.search(r'id="count-wanted">1</td>', box)
 
 
 def queries(function) -> int:
@@ -398,7 +402,7 @@ def grow(game, n: int) -> None:
         ("untranslated entries", lambda games, game: worklists.untranslated_entries(game, "en", "de"), 2),
         ("errata", lambda games, game: worklists.entries_touched_by_errata(games), 1),
         ("review", lambda games, game: worklists.waiting_for_review(games), 3),
-        ("summary", lambda games, game: worklists.summary(games), 7),
+        ("summary", lambda games, game: worklists.summary(games), 9),
     ],
 )
 def test_worklists_run_a_fixed_number_of_queries(django_assert_num_queries, name, call, expected):
@@ -421,3 +425,40 @@ def test_worklist_pages_run_a_fixed_number_of_queries(moderator_client):
     grow(game, 6)
     large = {url: queries(lambda url=url: moderator_client.get(url)) for url in urls}
     assert small == large
+
+
+def test_wanted_ranks_labels_by_how_many_entries_ask_with_a_threshold(moderator_client, wanted_world):
+    page = moderator_client.get(WANTED)  # asked for by two entries or more, by default
+    assert [row.split(" Arcadia")[0] for row in rows(page, "wanted-label")] == ["Reaction"]
+    assert "the labels at least 2 entries ask for" in html(page)
+    everything = moderator_client.get(WANTED, {"asked": "1"})
+    assert [row.split(" Arcadia")[0] for row in rows(everything, "wanted-label")] == ["Reaction", "Terrain"]
+    assert rows(moderator_client.get(WANTED, {"asked": "3"}), "wanted-label") == []
+    assert moderator_client.get(WANTED, {"asked": "x"}).status_code == HTTPStatus.OK  # ignored, never a 500
+
+
+OUTDATED = "/admin/worklists/outdated/"
+
+
+def test_outdated_translations_are_a_worklist_counted_on_the_front_page(
+    moderator_client, django_assert_num_queries
+):
+    from rules.moderation.translations import start_translation
+
+    game = make_game(name="Arcadia")
+    original = make_entry(game=game, title="Attack", body="Roll two dice.")
+    translation = start_translation(original, "de", user=None)
+    translation.title, translation.body, translation.status = "Angriff", "Wirf zwei Würfel.", Status.PUBLISHED
+    translation.save()
+    page = html(moderator_client.get(reverse("admin:index")))
+    assert re.search(r'id="count-outdated">0<', page)
+
+    original.body = "Roll three dice."
+    original.save()  # the English original changed: the German translation is behind
+    page = html(moderator_client.get(reverse("admin:index")))
+    assert re.search(r'id="count-outdated">1<', page) and f'href="{OUTDATED}"' in page
+    listed = rows(moderator_client.get(OUTDATED), "outdated-translation")
+    assert len(listed) == 1 and listed[0].startswith("Angriff") and "Attack" in listed[0]
+    assert re.search(r'id="count-outdated">1<', html(moderator_client.get(OVERVIEW)))
+    with django_assert_num_queries(1):  # one query, however many
+        assert len(worklists.outdated_translations(Game.objects.all())) == 1

@@ -125,6 +125,7 @@ def test_entry_detail_contract(client, world):
         "anchors": [],
         "previous_numbers": [],
         "as_of": None,
+        "removed_in": None,
         "updated_at": changed_at(du),
     }
 

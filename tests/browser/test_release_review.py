@@ -16,7 +16,7 @@ from tests.admin.conftest import make_staff
 from tests.browser.test_entry_pickers import no_axe_violations_in
 from tests.browser.test_moderator import log_in
 from tests.builds import run_background_tasks
-from tests.importing.test_releases import DOCUMENTS, SETS, import_version
+from tests.importing.test_releases import DOCUMENTS, SETS, document_texts, import_version
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -65,11 +65,16 @@ def test_upload_a_version_as_draft_review_it_and_publish_the_release(live_server
     assert page.context.request.get(f"{live_server.url}{release.get_absolute_url()}").status == 404
     review.click()
 
-    # The review page: diffs first, each item's text, Publish at top and bottom.
-    expect(page.locator("#release-changed")).to_be_visible()
-    assert page.locator("#release-changed").bounding_box()["y"] < page.locator("#release-added").bounding_box()["y"]
+    # The review page: the counts by kind, diffs first, each item's text, Publish at top and bottom.
+    expect(page.locator("#release-counts")).to_contain_text("reworded: 3, re-titled: 0, renumbered: 8, added: 3")
+    expect(page.locator("#release-reworded")).to_be_visible()
+    assert page.locator("#release-reworded").bounding_box()["y"] < page.locator("#release-added").bounding_box()["y"]
+    expect(page.locator(".breadcrumbs")).to_contain_text("Releases")
     added = [line for line in expected["v2"] if line["change"] == "added"]
     expect(page.locator("#release-added")).to_contain_text(added[0]["title"])
+    # An added rule shows its text, though nothing is written yet (held).
+    added_text = document_texts(NAME, "v2")[added[0]["number"]]
+    expect(page.locator("#release-added")).to_contain_text(added_text[:40])
     expect(page.locator("#release-publish-top")).to_contain_text("Held for review: nothing on the site has changed yet")
     expect(page.locator("#release-publish-top")).to_contain_text(f"publishing applies {len(expected['v2'])} changes")
     expect(page.locator("#release-publish-bottom [type=submit]")).to_be_enabled()
@@ -78,12 +83,12 @@ def test_upload_a_version_as_draft_review_it_and_publish_the_release(live_server
     assert {e.pk: (e.number, e.body) for e in Entry.objects.filter(game__slug=NAME)} == before
 
     page.locator("#release-publish-top [type=submit]").click()
-    counts = {kind: sum(1 for line in expected["v2"] if line["change"] == kind) for kind in ("changed", "renumbered")}
+    counts = {kind: sum(1 for line in expected["v2"] if line["change"] == kind) for kind in ("reworded", "renumbered")}
     expect(page.locator(".messagelist")).to_contain_text(
-        f"Version v2 is published: {counts['changed']} changed, {counts['renumbered']} renumbered, "
-        f"{len(added)} added, {len(expected['v2']) - len(added) - sum(counts.values())} removed."
+        f"Version v2 is published: reworded: {counts['reworded']}, re-titled: 0, renumbered: {counts['renumbered']}, "
+        f"added: {len(added)}, removed: {len(expected['v2']) - len(added) - sum(counts.values())}."
     )
-    new_entry = Entry.objects.get(game__slug=NAME, number=added[0]["number"])
+    new_entry = Entry.objects.published().get(game__slug=NAME, number=added[0]["number"])
     assert new_entry.status == Status.PUBLISHED
     public = page.context.request.get(f"{live_server.url}{new_entry.get_absolute_url()}", max_redirects=0)
     assert public.status == 200

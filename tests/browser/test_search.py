@@ -203,10 +203,13 @@ def test_phone_width(live_server, browser, game):
 
         page.goto(f"{live_server.url}/en/search/?q=reaction")
         assert page.evaluate("document.documentElement.scrollWidth") <= 375
+        # One search box on a phone: the page's own (the header's is hidden here).
+        expect(page.locator("#site-search")).to_be_hidden()
+        expect(page.locator("#search-q")).to_have_value("reaction")
         shot(page, "results-phone-en", full_page=True)
 
+        page.goto(f"{live_server.url}/en/")  # the header's box, with its suggestions
         box = page.locator("#site-search")
-        box.fill("")  # it holds the last query
         box.press_sequentially("reac", delay=40)
         listbox = page.locator("#site-search-suggestions")
         expect(listbox.get_by_role("option").first).to_be_visible()

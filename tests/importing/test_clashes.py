@@ -206,7 +206,7 @@ def test_prune_deletes_only_the_import_s_own_rows(language):
     title, (slug, _line) = list(doc["shared"].items())[-1]  # the last section
     shorter = doc["rulebook"].split(f"\n3. {title}\n")[0]
 
-    report = import_rulebook(language, shorter, prune=True)
+    report = import_rulebook(language, shorter, prune=True, removal="delete")
 
     assert report.deleted == [title]
     after = stored(language)

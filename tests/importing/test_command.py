@@ -105,10 +105,16 @@ class TestImportRules:
             run(path, "--game", "tc", "--game-name", "Test Cards", "--language", "en")
         assert not Game.objects.exists()
 
-    def test_prune_reports_what_it_deleted(self, document, tmp_path):
+    def test_prune_reports_what_it_archived_or_deleted(self, document, tmp_path):
         run(document, "--game", "tc", "--game-name", "Test Cards", "--language", "en")
         shorter = tmp_path / "rules-reference.txt"
         shorter.write_text(GLOSSARY.split("\n\n")[0] + "\n", encoding="utf-8")
         report = json.loads(run(shorter, "--game", "tc", "--language", "en", "--prune", "--format", "json"))
+        assert report["archived"] == ["Ready"] and report["deleted"] == []  # archived unless asked otherwise
+        assert list(Entry.objects.published().values_list("title", flat=True)) == ["Exhaust"]
+        run(document, "--game", "tc", "--language", "en")  # back again
+        report = json.loads(
+            run(shorter, "--game", "tc", "--language", "en", "--prune", "--removed", "delete", "--format", "json")
+        )
         assert report["deleted"] == ["Ready"]
         assert list(Entry.objects.values_list("title", flat=True)) == ["Exhaust"]

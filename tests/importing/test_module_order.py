@@ -22,6 +22,7 @@ ORDER = {
     "vocabulary": 0,
     "crossrefs": 0,  # the cross-reference phrases and label grammar of every language
     "identity": 0,  # which stored numbered rule a new version's rule is (pure)
+    "titles": 0,  # the pattern numbered rules without a title of their own are titled by (pure)
     # the stages
     "pdf": 1,
     "reading": 2,

@@ -98,11 +98,22 @@ class TestEditions:
         assert report.deleted == []
         assert Entry.objects.filter(title="Blocken").exists()
 
-    def test_prune_deletes_only_what_this_source_no_longer_has(self):
+    def test_prune_archives_only_what_this_source_no_longer_has(self):
         import_document(SECOND_EDITION, options())
         game = Game.objects.get(slug="helden")
         other = make_entry(game=game, language="de", title="Von Hand angelegt")
         report = import_document(FIRST_EDITION, options(prune=True))
+        assert report.archived == ["Blocken"] and report.deleted == []
+        assert Entry.objects.get(title="Blocken").status == Status.ARCHIVED  # kept, with its history
+        assert Entry.objects.get(pk=other.pk).status == Status.PUBLISHED  # not from this source
+        again = import_document(FIRST_EDITION, options(prune=True))
+        assert again.archived == [] and again.updated == []  # removed once, not again
+
+    def test_prune_deletes_only_what_this_source_no_longer_has_when_asked_to(self):
+        import_document(SECOND_EDITION, options())
+        game = Game.objects.get(slug="helden")
+        other = make_entry(game=game, language="de", title="Von Hand angelegt")
+        report = import_document(FIRST_EDITION, options(prune=True, removal="delete"))
         assert report.deleted == ["Blocken"]
         assert not Entry.objects.filter(title="Blocken").exists()
         assert Entry.objects.filter(pk=other.pk).exists()  # not from this source

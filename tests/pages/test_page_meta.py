@@ -61,7 +61,8 @@ def test_every_page_has_its_own_title_description_and_opengraph(client, language
         assert meta["og:locale"] == LOCALES[language], where
         assert sorted(page.meta["og:locale:alternate"]) == sorted(v for k, v in LOCALES.items() if k != language)
         assert meta["og:type"] == ("article" if name in ("entry", "section") else "website"), where
-        assert meta["twitter:card"] == "summary", where
+        assert meta["twitter:card"] == "summary_large_image", where
+        assert meta["og:image"].startswith("http://testserver/") and meta["og:image:width"] == "1200", where
         descriptions.add(meta["description"])
     # Home, game, entry, errata, FAQ, search and 404 each say something of their own.
     assert len(descriptions) >= 7
@@ -122,3 +123,52 @@ def test_the_apis_html_pages_describe_themselves(client, path):
     assert page.meta["og:title"][0]
     assert page.meta["og:url"] == [f"http://testserver{path}"]
     assert page.meta["og:site_name"] == ["rulesite"]
+
+
+PREVIEW_BOTS = {
+    "facebook": "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+    "twitter": "Twitterbot/1.0",
+    "slack": "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+}
+
+
+@pytest.mark.parametrize("bot", PREVIEW_BOTS)
+def test_a_shared_link_previews_with_the_game_s_card_in_the_reader_s_language(client, bot):
+    from io import BytesIO
+
+    from django.contrib.staticfiles import finders
+    from django.templatetags.static import static
+    from PIL import Image
+
+    from tests.builds import run_background_tasks
+
+    game = make_game(slug="star-wars-tcg", name="Star Wars Trading Card Game",
+                     localized_names={"pl": "Star Wars Trading Card Game (2002)"})  # fmt: skip
+    entry = make_entry(game=game, language="pl", title="Piloci", body="Pilot to postać.")
+    agent = {"HTTP_USER_AGENT": PREVIEW_BOTS[bot]}
+
+    def fetch(url: str):
+        response = client.get(url.removeprefix("http://testserver"), **agent)
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+        return response, body
+
+    cards = {}
+    for language in ("pl", "en"):
+        page = head(client, entry.url_in(language), **agent)
+        meta = {key: values[0] for key, values in page.meta.items()}
+        assert meta["twitter:card"] == "summary_large_image" and meta["twitter:image"] == meta["og:image"]
+        assert meta["og:image:alt"] == game.name_in(language)
+        # Not drawn yet: the bot is sent to the site's card, an image all the same.
+        first, _ = fetch(meta["og:image"])
+        assert first.status_code == 302 and first["Location"] == static("img/card.png")
+        assert Image.open(finders.find("img/card.png")).size == (1200, 630)
+        run_background_tasks()  # the worker draws it
+        image, body = fetch(meta["og:image"])
+        assert image.status_code == 200 and image["Content-Type"] == "image/png"
+        assert Image.open(BytesIO(body)).size == (1200, 630)
+        cards[language] = body
+        # The game's page shares the same card.
+        assert head(client, f"/{language}/games/{game.slug}/", **agent).meta["og:image"][0] == meta["og:image"]
+    assert cards["pl"] != cards["en"]  # the name each reader's pages show: "(2002)" in Polish
+    home = head(client, "/en/", **agent).meta["og:image"][0]
+    assert home.startswith("http://testserver/static/") and "card" in home

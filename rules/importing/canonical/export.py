@@ -77,6 +77,7 @@ def export_game(game: Game, language: str | None = None) -> str:
                     "official": source.official,
                     "url": source.url,
                     "attribution": source.attribution,
+                    "numbered_title": source.numbered_title,
                 }
                 for source in sources
             ),

@@ -22,7 +22,7 @@ Shape (``version`` 1)::
       "language": null,            # or "de" for a one-language export
       "game": {"slug", "name", "localized_names", "publisher", "year", "bgg_id"},
       "sources":   [{"language", "title", "kind", "version", "official", "url",
-                     "attribution"}, ...],
+                     "attribution", "numbered_title"}, ...],
       "entries":   [{"language", "slug", "title", "aliases", "kind", "number", "parent",
                      "order", "body", "see_also", "source", "page", "status",
                      "is_fragment", "translation_key"}, ...],
@@ -68,7 +68,7 @@ CHANGE_REASON = "import: canonical JSON"
 
 # The exported fields of each model, in the order they are written.
 GAME_FIELDS = ("slug", "name", "localized_names", "publisher", "year", "bgg_id")
-SOURCE_FIELDS = ("language", "title", "kind", "version", "official", "url", "attribution")
+SOURCE_FIELDS = ("language", "title", "kind", "version", "official", "url", "attribution", "numbered_title")
 ENTRY_FIELDS = (
     "language", "slug", "title", "aliases", "kind", "number", "parent", "order", "body",
     "see_also", "source", "page", "status", "is_fragment", "translation_key",
@@ -87,7 +87,8 @@ QUESTION_FIELDS = (
 # database's history, which an import does not bring; the import holding a row back
 # until it ends is that import's bookkeeping: rules.importing.rows).
 NOT_EXPORTED = frozenset(
-    {"id", "game", "created_at", "updated_at", "body_checked_at", "moderators", "translation_of", "translation_base"}
+    {"id", "game", "created_at", "updated_at", "body_checked_at", "moderators", "translation_of", "translation_base",
+     "readable_releases"}
     | {HELD_BY_IMPORT}
     | {name for fields in RENDERED_FIELDS.values() for name in fields}
 )
@@ -117,7 +118,7 @@ SECTIONS = {
             "sources", "source", "title", "title",
             {
                 "language": "language", "title": "name", "kind": "choice", "version": "text",
-                "official": "bool", "url": "text", "attribution": "text",
+                "official": "bool", "url": "text", "attribution": "text", "numbered_title": "text",
             },
             frozenset({"language", "title", "kind"}),
         ),

@@ -1,9 +1,9 @@
 """Import one rules document into a game: entries, errata and FAQ questions.
 
     python manage.py import_rules PATH --game SLUG --language LANG --kind KIND
-        [--game-name NAME] [--source-title TITLE] [--page N] [--status STATUS]
+        [--game-name NAME] [--source-title TITLE] [--numbered-title PATTERN] [--page N] [--status STATUS]
         [--source-version V [--effective-date D] [--published-date D] [--release-notes TEXT]]
-        [--prune] [--dry-run] [--format text|json]
+        [--prune [--removed archive|delete]] [--dry-run] [--format text|json]
 
 With ``--source-version`` the document is that version of the source: a new version
 label makes a release of it, which lists exactly what changed (``rules.importing.releases``);
@@ -29,6 +29,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import OperationalError
 
 from rules.content.querysets import Status
+from rules.content.releases import count_by_kind, counts_text
 from rules.importing import ImportOptions, ImportRulesError, import_document
 from rules.importing.pipeline import SourceInfo
 from rules.jobs import releases
@@ -62,6 +63,12 @@ class Command(BaseCommand):
         parser.add_argument("--game-name", help="Create the game with this name if it does not exist.")
         parser.add_argument("--source-title", help="The source document's title (default: the file name).")
         parser.add_argument(
+            "--numbered-title",
+            help="How numbered rules without a title of their own are titled: {number} is the rule's number, "
+            "{parent} its section's title, e.g. 'Regel {number}'. Kept with the source; default: the source's "
+            "own, for a new source '{parent} {number}'.",
+        )
+        parser.add_argument(
             "--source-version",
             default="",
             help="The version of the source this document is (a release: its changes are listed and kept).",
@@ -83,7 +90,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--prune",
             action="store_true",
-            help="Delete this source's items (same game and language) that the document no longer has.",
+            help="Remove this source's items (same game and language) that the document no longer has: "
+            "archived, so their history stays and their addresses say they were removed (see --removed).",
+        )
+        parser.add_argument(
+            "--removed",
+            choices=["archive", "delete"],
+            default="archive",
+            help="What --prune does with them: archive (the default) or delete them for good, history and all.",
         )
         parser.add_argument("--dry-run", action="store_true", help="Report what would change; write nothing.")
         parser.add_argument("--format", choices=["text", "json"], default="text", help="Report format.")
@@ -119,9 +133,11 @@ class Command(BaseCommand):
             ),
             page=options["page"],
             status=options["status"],
+            numbered_title=options["numbered_title"] or None,
             game_name=options["game_name"],
             dry_run=options["dry_run"],
             prune=options["prune"],
+            removal=options["removed"],
         )
         try:
             report = import_document(data, import_options, filename=None if path == "-" else Path(path).name)
@@ -147,6 +163,8 @@ class Command(BaseCommand):
         for repair in report.repairs:
             self.stdout.write(f"repair: {repair.original} → {repair.replacement} {repair.note}".rstrip())
         self.stdout.write(f"{name}: detected {report.detected_kind} ({report.input_format}); {report.summary()}")
+        if report.release:
+            self.stdout.write(f"version {report.release}: {counts_text(count_by_kind(report.changes))}")
 
 
 def report_as_json(report) -> dict:
@@ -173,10 +191,12 @@ def report_as_json(report) -> dict:
         "updated": report.updated,
         "unchanged": report.unchanged,
         "deleted": report.deleted,
+        "archived": report.archived,
         "release": report.release or None,
         "upcoming": report.scheduled_for.isoformat() if report.scheduled_for else None,
         # What changed, by identity (rules.importing.releases): unchanged items are not listed.
         "changes": [change_as_json(line) for line in report.changes],
+        "change_counts": count_by_kind(report.changes),
         # Field by field, what the import wrote to each row it updated (its bookkeeping too).
         "updates": [
             {
@@ -194,11 +214,21 @@ def report_as_json(report) -> dict:
 
 
 def change_as_json(line) -> dict:
-    """One line of the change list: ``change``, ``number``, ``title`` (and
-    ``previous_number`` where the number changed), with the item's type and slug."""
+    """One line of the change list: ``change``, ``number``, ``title``, with the item's type
+    and slug, and what changed in it: ``previous_number``, ``previous_title``,
+    ``previous_slug`` where they did; a removed item's ``successor`` (number and title of
+    the item its text went to) where there is one."""
     out = {"type": line.type, "change": line.change, "number": line.number, "title": line.title, "slug": line.slug}
-    if line.previous_number and line.previous_number != line.number and line.change != "removed":
+    if line.change == "removed":
+        if line.successor is not None:
+            out["successor"] = {"number": line.successor.number, "title": line.successor.title}
+        return out
+    if line.previous_number and line.previous_number != line.number:
         out["previous_number"] = line.previous_number
+    if line.title_changed or line.change == "retitled":
+        out["previous_title"] = line.previous_title
+    if line.previous_slug and line.previous_slug != line.slug:
+        out["previous_slug"] = line.previous_slug
     return out
 
 

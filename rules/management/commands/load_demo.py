@@ -49,7 +49,7 @@ class Command(BaseCommand):
 
 def yielded_entries(report: ImportReport) -> dict[str, str]:
     """Title → slug of the entries an import wrote or found unchanged."""
-    return {o.title: o.slug for o in report.outcomes if o.type == "entry" and o.action != "deleted"}
+    return {o.title: o.slug for o in report.outcomes if o.type == "entry" and o.action not in ("deleted", "archived")}
 
 
 def link_translations(
