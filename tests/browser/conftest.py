@@ -53,7 +53,10 @@ def browser():
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    """A desktop page without the site's service worker: a page whose requests a test
+    stubs (``page.route``) must make them itself, not through the worker, which fetches
+    past the stubs. The offline tests (test_offline.py) make contexts that allow it."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900}, service_workers="block")
     page = context.new_page()
     yield page
     context.close()
