@@ -64,9 +64,9 @@ def test_readyz_is_503_when_the_cache_is_down(balancer, settings):
 
 
 def test_readyz_is_503_while_migrations_are_pending(balancer):
-    from rulesite import health
-
     from django.db.migrations.loader import MigrationLoader
+
+    from rulesite import health
 
     health._migrations_checked.clear()
     (_app, latest), *_ = MigrationLoader(connection).graph.leaf_nodes("rules")

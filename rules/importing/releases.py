@@ -66,13 +66,23 @@ def same_title(before: tuple[str, str, str], after: tuple[str, str, str]) -> boo
     )
 
 
+def title_changed(before: tuple[str, str, str], after: tuple[str, str, str], title_follows: bool = False) -> bool:
+    """Whether the item has a new title. ``title_follows``: its title is the source's
+    pattern made from its number and section both before and after; a new number then
+    explains a new title (a rule moved into another section is renumbered, not
+    re-titled), but under the same number a new title is its section's new name."""
+    if same_title(before, after):
+        return False
+    return not (title_follows and before[0] != after[0])
+
+
 def classify(before: tuple[str, str, str], after: tuple[str, str, str], title_follows: bool = False) -> str | None:
-    """The kind of change of a row that was and still is, or None (unchanged).
-    ``title_follows``: its title is the source's pattern made from its number and section
-    both before and after, so a new title is part of the renumbering."""
-    if _text(before) != _text(after):
+    """The kind of change of a row that was and still is, or None (unchanged). A heading
+    (no text of its own on either side) is judged on its title: a new name is a re-title."""
+    heading = not before[2] and not after[2]
+    if not heading and _text(before) != _text(after):
         return ReleaseChange.Kind.REWORDED
-    if not title_follows and not same_title(before, after):
+    if title_changed(before, after, title_follows):
         return ReleaseChange.Kind.RETITLED
     if before[0] != after[0]:
         return ReleaseChange.Kind.RENUMBERED
@@ -130,7 +140,7 @@ def changes_of(
             if change is not None:
                 line = _line(type_, change, row.obj, after, was, slugs.get(id(row.obj), ""))
                 line.title_follows = follows
-                line.title_changed = not follows and not same_title(was, after)
+                line.title_changed = title_changed(was, after, follows)
                 lines.append(line)
     gone = []
     for type_, obj, pk in removed:
@@ -259,7 +269,7 @@ def _merge(release: Release, lines: list[ChangeLine]) -> None:
             continue
         old.change, old.number, old.title, old.slug = change, line.number, line.title, line.slug
         old.title_changed = change != ReleaseChange.Kind.ADDED and (
-            line.title_changed or (not line.title_follows and not same_title(before, (line.number, line.title, "")))
+            line.title_changed or title_changed(before, (line.number, line.title, ""), line.title_follows)
         )
         old.text = line.text if change != ReleaseChange.Kind.REMOVED else ""
         old.successor_id = line.successor.item_id if line.successor is not None else None

@@ -366,8 +366,11 @@ class _Document:
         if not own or not numbered:
             return
         pairs = identity.match(
-            [identity.Rule(e.pk, e.number, identity.text_of(e.body, e.title)) for e in own],
-            [identity.Rule(id(item), item.number, identity.text_of(item.body, item.title)) for item in numbered],
+            [identity.Rule(e.pk, e.number, identity.text_of(e.body, e.title), not e.body.strip()) for e in own],
+            [
+                identity.Rule(id(item), item.number, identity.text_of(item.body, item.title), not item.body.strip())
+                for item in numbered
+            ],
         )
         by_pk = {e.pk: e for e in own}
         self.same = {key: by_pk[pk] for key, pk in pairs.items()}

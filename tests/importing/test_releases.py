@@ -1,6 +1,7 @@
 """Three versions of a numbered rules document, imported one after the other as releases.
 
-The documents and their expected change lists (``documents/releases/*/``) were written
+The documents and their expected change lists (``documents/releases/*/``; English unless a
+set has a ``language.txt``) were written
 by someone who did not write the importer: rules inserted in the middle of a list (its
 siblings shift), removed, reworded, reworded *and* renumbered, an old number given to a
 new rule, a text replaced outright under its number. Each import's change list must be
@@ -22,21 +23,55 @@ DOCUMENTS = Path(__file__).parent / "documents" / "releases"
 SETS = sorted(path.name for path in DOCUMENTS.iterdir() if path.is_dir())
 
 
+def language(name: str) -> str:
+    """The set's language: its ``language.txt`` if it has one, else English."""
+    marker = DOCUMENTS / name / "language.txt"
+    return marker.read_text(encoding="utf-8").strip() if marker.exists() else "en"
+
+
 def import_version(name: str, version: str, *extra) -> dict:
     out = io.StringIO()
     call_command(
         "import_rules", str(DOCUMENTS / name / f"{version}.txt"), "--game", name, "--game-name", name.title(),
-        "--language", "en", "--kind", "rulebook", "--source-title", "Comprehensive Rules",
+        "--language", language(name), "--kind", "rulebook", "--source-title", "Comprehensive Rules",
         "--source-version", version, "--prune", "--format", "json", *extra, stdout=out,
     )  # fmt: skip
     return json.loads(out.getvalue())
 
 
+def is_rule(number: str) -> bool:
+    """A rule's number ("100.1", "601.2a"), not a section's ("1", "100")."""
+    return "." in number
+
+
 def as_expected(changes: list[dict]) -> list[dict]:
-    """The report's change lines in the expected file's shape and order."""
+    """The report's change lines of rules in the expected file's shape and order."""
     keys = ("change", "number", "previous_number", "title")
-    lines = [{key: line[key] for key in keys if key in line} for line in changes if line["type"] == "entry"]
+    lines = [
+        {key: line[key] for key in keys if key in line}
+        for line in changes
+        if line["type"] == "entry" and is_rule(line["number"])
+    ]
     return sorted(lines, key=lambda line: (line["change"], line["number"], line.get("previous_number", "")))
+
+
+def heading_changes(changes: list[dict]) -> set[tuple]:
+    """The report's lines about sections: (change, number, title, title before)."""
+    return {
+        (line["change"], line["number"], line["title"], line.get("previous_title", ""))
+        for line in changes
+        if line["type"] == "entry" and not is_rule(line["number"])
+    }
+
+
+def document_headings(name: str, version: str) -> dict[str, str]:
+    """Number → title of the sections of a version ("301. Flocks"), read from the file."""
+    out = {}
+    for line in (DOCUMENTS / name / f"{version}.txt").read_text(encoding="utf-8").splitlines():
+        number, _, title = line.partition(" ")
+        if number.endswith(".") and number[:-1].isdigit() and title.strip():
+            out[number[:-1]] = title.strip()
+    return out
 
 
 def texts(game: str) -> dict[str, str]:
@@ -61,12 +96,21 @@ def test_each_release_lists_exactly_what_changed(name):
     first = import_version(name, "v1")
     assert first["release"] == "v1"
     assert {line["change"] for line in first["changes"]} == {"added"}
+    previous = {"v2": "v1", "v3": "v2"}
     for version in ("v2", "v3"):
         report = import_version(name, version)
         assert as_expected(report["changes"]) == sorted(
             expected[version], key=lambda line: (line["change"], line["number"], line.get("previous_number", ""))
         ), version
         assert texts(name) == {**texts(name), **document_texts(name, version)}
+        # A section renamed under its number is that section, re-titled; its rules'
+        # titles made from it are listed above, re-titled too.
+        then, now = document_headings(name, previous[version]), document_headings(name, version)
+        assert heading_changes(report["changes"]) == (
+            {("retitled", n, now[n], then[n]) for n in then.keys() & now.keys() if then[n] != now[n]}
+            | {("added", n, now[n], "") for n in now.keys() - then.keys()}
+            | {("removed", n, then[n], then[n]) for n in then.keys() - now.keys()}
+        ), version
     # The stored releases say the same, in order.
     source_releases = Release.objects.filter(source__game__slug=name).order_by("sequence")
     assert [r.version for r in source_releases] == ["v1", "v2", "v3"]
@@ -74,6 +118,7 @@ def test_each_release_lists_exactly_what_changed(name):
         stored = sorted(
             (c.change, c.number, c.previous_number if c.previous_number not in ("", c.number) else "")
             for c in release.changes.filter(item_type="entry")
+            if is_rule(c.number)
         )
         listed = sorted(
             (line["change"], line["number"], line.get("previous_number", "")) for line in expected[release.version]
@@ -136,7 +181,7 @@ def test_an_old_number_finds_where_its_rule_went(name):
     latest = {old: moves["v3"].get(new, new) for old, new in moves["v2"].items()}
     latest.update(moves["v3"])
     for old, now in latest.items():
-        change = former_number(game.pk, "en", old)
+        change = former_number(game.pk, language(name), old)
         assert change is not None, old
         entry = Entry.objects.get(pk=change.item_id)
         assert entry.number == now, (old, now)
