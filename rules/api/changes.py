@@ -32,7 +32,7 @@ from rules.shared.languages import CONTENT_LANGUAGE_CODES, CONTENT_LANGUAGES
 
 from . import filters
 from .pagination import number_param
-from .schema import ErrorSerializer
+from .schema import ErrorSerializer, text_parameter
 from .serializers import links, timestamp
 from .views import APIv1Settings
 
@@ -117,7 +117,7 @@ class ChangeFeedViewSet(APIv1Settings, ViewSet):
                 description=f"Changes per page, default {DEFAULT_LIMIT}; more than {MAX_LIMIT} gives {MAX_LIMIT}.",
             ),
             OpenApiParameter(
-                "game", {"type": "string", "minLength": 1, "maxLength": 100},
+                "game", text_parameter(100),
                 description="Only changes of this game (its slug), as the bulk file of a game holds them; a "
                 "rename of the game also shows under its old slug.",
             ),
