@@ -360,6 +360,22 @@ class EntryAsOf:
         return shown_number(self.number, self.title)
 
 
+def _removed_by_then(entry, release: Release) -> bool:
+    """Whether the entry's last change up to ``release`` (included) removed it."""
+    last = (
+        ReleaseChange.objects.filter(
+            item_type="entry",
+            item_id=entry.pk,
+            release__source_id=release.source_id,
+            release__sequence__lte=release.sequence,
+            release__pending=False,
+        )
+        .order_by("-release__sequence", "-pk")
+        .first()
+    )
+    return last is not None and last.change == ReleaseChange.Kind.REMOVED
+
+
 def _changed_after(release: Release) -> models.QuerySet:
     """The changes to entries of the release's source by the applied releases after it,
     oldest first: the first one of an entry holds its state as ``release`` had it."""
@@ -372,9 +388,13 @@ def _changed_after(release: Release) -> models.QuerySet:
 
 
 def entry_as_of(entry, release: Release) -> EntryAsOf:
-    """``entry`` as ``release`` had it (see the module docstring)."""
+    """``entry`` as ``release`` had it (see the module docstring): not there when a later
+    release added it, or when this release or one before removed it and none since
+    brought it back."""
     later = _changed_after(release).filter(item_id=entry.pk).first()
     if later is None:
+        if entry.status != Status.PUBLISHED and _removed_by_then(entry, release):
+            return EntryAsOf(False)
         return EntryAsOf(True, entry.number, entry.title, entry.body, current=True)
     if later.change == ReleaseChange.Kind.ADDED:
         return EntryAsOf(False)

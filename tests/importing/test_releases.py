@@ -155,6 +155,7 @@ def test_entries_read_as_each_release_had_them(name):
         for entry in Entry.objects.filter(game__slug=name).exclude(body=""):
             then = entry_as_of(entry, release)
             if then.exists:
+                assert then.number not in seen, (version, then.number)  # one rule a number
                 seen[then.number] = then.text
         # Exactly the version's numbers and texts …
         assert seen.items() <= wanted.items(), version
