@@ -313,7 +313,7 @@ def prepare_content(args) -> Targets:
 
 def limits() -> dict:
     """The limits the code declares, read from it: the inputs go to them and past them."""
-    from rules.admin.importing import PREVIEW_INLINE_BYTES
+    from rules.admin.importing import PREVIEW_INLINE_BYTES, PREVIEW_INLINE_LINES
     from rules.admin.preview import MAX_PREVIEW_CHARS
     from rules.api.changes import MAX_LIMIT
     from rules.api.pagination import PageNumberPagination
@@ -337,6 +337,7 @@ def limits() -> dict:
         "fill_seconds": MIN_FILL_SECONDS,
         "markdown_preview": MAX_PREVIEW_CHARS,
         "import_inline": PREVIEW_INLINE_BYTES,
+        "import_inline_lines": PREVIEW_INLINE_LINES,
     }
 
 
@@ -1100,7 +1101,7 @@ class Bench:
 
     def admin_rows(self) -> list[Row]:
         t = self.t
-        inline = t.limits["import_inline"]
+        inline, lines = t.limits["import_inline"], t.limits["import_inline_lines"]
         rows = [
             self.admin_row("/admin/", "index", "/admin/"),
             self.admin_row("/admin/suggestions/", "the queue (open suggestions)", "/admin/suggestions/"),
@@ -1137,6 +1138,7 @@ class Bench:
         documents = [
             (f"{inline // 1024} KiB of one repeated token", fill("rule ", inline)),
             (f"{inline // 1024} KiB, one word a line", fill("Rule\n", inline)),
+            (f"{lines:,} lines, one word each (the most made inline)", "Rule\n" * lines),
             *((f"{label}, in an entry", "# Worst case\n\n## Bomb\n\n" + text)
               for label, text in markdown_bombs(inline - 40)[1:]),
         ]  # fmt: skip

@@ -3,7 +3,7 @@ step run in the background (``rules.jobs``) and shown on the import's own page.
 
 - **Upload**: the form's values and the document's bytes become an ``ImportJob`` in the
   database (not the moderator's session: a worker process reads them), and the browser
-  goes to the job's page. A small document (up to ``PREVIEW_INLINE_BYTES``) is previewed
+  goes to the job's page. A small document (up to ``PREVIEW_INLINE_BYTES`` and ``_LINES``) is previewed
   at once, in the request, since a dry run writes nothing and takes a moment; a larger
   one is previewed by the worker while the page shows how far it got.
 - **Preview**: what the import would create (with each item's text), change (a word
@@ -54,8 +54,10 @@ from ..shared.validators import ProhibitUnstorableCharactersValidator
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 # A preview this small is made in the request (at most a few tenths of a second for the
 # worst text bench/worst_case.py found: one token repeated); a larger one by the worker.
-# It was 256 KB: up to 2 s of a request thread on the worst such text.
+# It was 256 KB: up to 2 s of a request thread on the worst such text. Lines count too:
+# each may be an item, and 64 KiB of one word a line (10,900 lines) took 1.5 s.
 PREVIEW_INLINE_BYTES = 64 * 1024
+PREVIEW_INLINE_LINES = 2_000
 LISTED = 1000  # items listed per section of a preview; the rest are counted
 ABANDONED_AFTER = timedelta(days=1)  # a preview nobody imported or cancelled: its bytes go
 REFRESH_SECONDS = 2  # the job page reloads itself while the worker runs
@@ -629,7 +631,7 @@ def import_view(request, model_admin):
             job = ImportJob(user=request.user, filename=filename or "", values=values)
             job.document = data
             job.save()
-            if job.size > PREVIEW_INLINE_BYTES:
+            if job.size > PREVIEW_INLINE_BYTES or data.count(b"\n") > PREVIEW_INLINE_LINES:
                 _enqueue(job, ImportJob.State.PREVIEWING, preview_import)
                 return redirect("admin:rules_entry_import_job", job=job.pk)
             job.queued_at = timezone.now()
