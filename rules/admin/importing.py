@@ -3,9 +3,10 @@ step run in the background (``rules.jobs``) and shown on the import's own page.
 
 - **Upload**: the form's values and the document's bytes become an ``ImportJob`` in the
   database (not the moderator's session: a worker process reads them), and the browser
-  goes to the job's page. A small document (up to ``PREVIEW_INLINE_BYTES`` and ``_LINES``) is previewed
-  at once, in the request, since a dry run writes nothing and takes a moment; a larger
-  one is previewed by the worker while the page shows how far it got.
+  goes to the job's page. A small document (up to ``PREVIEW_INLINE_BYTES`` and
+  ``PREVIEW_INLINE_LINES``) is previewed at once, in the request, since a dry run writes
+  nothing and takes a moment; a larger one is previewed by the worker while the page
+  shows how far it got.
 - **Preview**: what the import would create (with each item's text), change (a word
   diff), leave alone and delete, warnings first, Import and Cancel at the top and the
   bottom. It is the importer's own dry run, which writes nothing (``rules.importing.rows``).
