@@ -103,6 +103,7 @@ ADMIN_USER, ADMIN_PASSWORD = "worst-case-admin", "worst-case-admin-password"
 HOST_DOMAIN = "worst.test"  # w<n>.worst.test: a Host the response cache has not seen
 BIG_WORD = "rule"  # the 50,000-character entry's word (one the generated texts use too)
 VERSIONS = ("1.1", "1.2")  # the generated glossary's source versions made here
+FIRST_RELEASE = "first-import"  # its release as first imported, before VERSIONS
 # A built file being made answers 503 "being prepared": expected without a worker.
 PREPARING = 503
 # A row that depends on another's answer, which did not come (no request is made).
@@ -741,6 +742,30 @@ class Bench:
                 t.entry_path + "?" + "&".join(["as_of=1.1&content=en"] * 300),
             ),
         ]
+        # An entry between two releases: each side's text rendered and the word diff of
+        # the two, for any pair a stranger names (from/to), so the pair with the most
+        # change, the wrong way round, and labels that name nothing.
+        between, widest = f"{t.big_path}releases/", f"from={FIRST_RELEASE}&to={VERSIONS[-1]}"
+        rows += [
+            self.row("pages", "entry releases", "a generated entry (the last two)", f"{t.entry_path}releases/"),
+            self.row("pages", "entry releases", "the 50,000-character entry (the last two)", between),
+            self.row("pages", "entry releases", "the 50,000-character entry, first to last", f"{between}?{widest}"),
+            self.row("pages", "entry releases", "the same, the wrong way round",
+                     f"{between}?from={VERSIONS[-1]}&to={FIRST_RELEASE}"),
+            self.row("pages", "entry releases", "?from=nope (no such release)", f"{between}?from=nope"),
+            self.row("pages", "entry releases", "?from= 7,000 chars", f"{between}?from={'9' * 7000}"),
+            self.row("pages", "entry releases", "?from=&to=&content= x200",
+                     f"{between}?" + "&".join([f"{widest}&content=en"] * 200)),
+        ]  # fmt: skip
+        # The installable app and the link-preview card: constant or built by the worker.
+        rows += [
+            self.row("offline", "/sw.js", "the service worker", "/sw.js"),
+            self.row("offline", "/en/manifest.webmanifest", "the app's manifest", "/en/manifest.webmanifest"),
+            self.row("offline", "/en/offline/", "the offline page", "/en/offline/"),
+            self.row("offline", "/en/offline/", "?q= 7,000 chars, read by script", f"/en/offline/?q={'x' * 7000}"),
+            self.row("print", f"{game}/card.png", "link-preview card (no worker: the site's card)", f"{game}/card.png"),
+            self.row("print", "/en/games/<slug>/card.png", "no such game", f"/en/games/{'x' * 200}/card.png"),
+        ]  # fmt: skip
         if t.compare_path:
             rows.append(self.row("pages", "entry compare", "an entry beside its translation", t.compare_path))
         rows += [

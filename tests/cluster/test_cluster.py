@@ -9,8 +9,9 @@ One cluster for the module (started once, about half a minute), then the checks:
 - an edit made through A's admin is on B within the replica's lag plus 1 s, B showed the
   old text meanwhile (it does read the replica), and once caught up no node ever shows
   the old text again (the shared cache was not poisoned);
-- booklets (HTML and PDF), per-game sitemaps and bulk files built by the worker are
-  served 200 by both nodes, the same bytes;
+- booklets (HTML and PDF), per-game sitemaps, bulk files and link-preview cards built
+  by the worker are served 200 by both nodes, the same bytes; so are the service worker,
+  the app's manifest and the offline page;
 - an object deleted from the storage is served again within 2 minutes: on the next
   request (which gets "being prepared") and by the worker's own check, unasked;
 - a search made before the worker embedded a new entry shows it after, on both nodes;
@@ -248,7 +249,7 @@ def built_paths(cluster) -> list[str]:
     ]
     assert any("cluster" in path for path in sitemaps), sitemaps
     return ["/en/games/cluster/print/glossary/", "/en/games/cluster/print/glossary.pdf", *sitemaps,
-            "/api/v1/bulk/all.json", "/api/v1/bulk/cluster/en.json"]  # fmt: skip
+            "/api/v1/bulk/all.json", "/api/v1/bulk/cluster/en.json", "/en/games/cluster/card.png"]  # fmt: skip
 
 
 def test_files_the_worker_builds_are_served_by_both_nodes(cluster):
@@ -262,6 +263,16 @@ def test_files_the_worker_builds_are_served_by_both_nodes(cluster):
     assert any(key.endswith(".pdf") for key in cluster.s3.keys())  # in the shared storage
     for machine in ("A", "B", "worker"):  # and on no machine's own disk
         assert not (cluster.directory / machine / "var" / "built").exists()
+
+
+def test_both_nodes_give_the_same_service_worker_and_manifest(cluster):
+    """A reader behind the load balancer meets both nodes: a worker script that differed
+    between them (its version is the static files' hash) would reinstall the offline
+    app, and drop its shell, at every switch."""
+    for path in ("/sw.js", "/en/manifest.webmanifest", "/de/offline/"):
+        first, second = cluster.both(path, **{"Accept-Encoding": "identity"})
+        assert first.status == second.status == 200, path
+        assert first.body == second.body, path
 
 
 def test_a_file_deleted_from_the_storage_is_served_again(cluster):
