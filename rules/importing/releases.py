@@ -196,10 +196,11 @@ def check(source, info: SourceInfo) -> None:
         )
 
 
-def begin(writer, source, info: SourceInfo) -> Release | None:
+def begin(writer, source, info: SourceInfo, version_before: str = "") -> Release | None:
     """Before a version is written: a source that has items but no release yet gets its
     release "as first imported" (``rules.content.releases.initial_release``), the state
-    the new version's changes are read against. Nothing in a dry run."""
+    the new version's changes are read against, labelled with the version the source had
+    (``version_before``, read before a manifest updated it). Nothing in a dry run."""
     if writer.plan_only or source is None or source.pk is None or not info.version:
         return None
     if source.releases.exists() or not (
@@ -207,7 +208,7 @@ def begin(writer, source, info: SourceInfo) -> Release | None:
     ):
         return None
     with unit_of_work():
-        return initial_release(source, label=source.version if source.version != info.version else info.version)
+        return initial_release(source, label=version_before)
 
 
 def record(writer, source, info: SourceInfo, lines: list[ChangeLine]) -> Release | None:

@@ -114,10 +114,11 @@ def write_items(
             options.progress("planning" if options.dry_run else "writing", 0, len(items))
         game = _game(writer, options)
         pattern = _pattern_to_keep(options, items)
+        version_before = _stored_version(game, options)
         source = _source(writer, game, options, pattern)
         if options.source is not None:
             releases.check(source, options.source)
-            releases.begin(writer, source, options.source)
+            releases.begin(writer, source, options.source, version_before)
             _keep_pattern(writer, source, pattern)
         document = _Document(game, source, options, report, previous_pattern)
         rows = document.rows(items)
@@ -655,6 +656,14 @@ def _game(writer: RowWriter, options: ImportOptions) -> Game:
         raise ImportRulesError(f"unknown game {options.game!r}: give its name (--game-name) to create it")
     values = {"name": options.game_name, **details} if options.game_name else details
     return writer.save_one("game", Game, game, {"slug": options.game}, values, options.game_name or "", report=False)
+
+
+def _stored_version(game: Game, options: ImportOptions) -> str:
+    """The version the named source has before this import (a manifest updates it)."""
+    if options.source is None or game.pk is None:
+        return ""
+    stored = Source.objects.filter(game=game, language=options.language, title=options.source.title)
+    return stored.values_list("version", flat=True).first() or ""
 
 
 def _source(writer: RowWriter, game: Game, options: ImportOptions, pattern: str | None) -> Source | None:

@@ -433,3 +433,26 @@ def test_the_migration_gives_every_source_a_first_release_and_splits_changed(cli
     assert first.changes.filter(change="added").count() == rules.count() > 10
     entry = rules.exclude(body="").first()
     assert client.get(entry.get_absolute_url(), {"as_of": "first-import"}).status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_manifest_s_version_of_a_source_without_releases_is_a_release_of_its_own():
+    """A manifest updates the source's details (its version too) before the version is
+    written: the first release is still labelled with the version the source had."""
+    from rules.importing import ImportOptions, import_document
+    from rules.importing.pipeline import SourceInfo
+
+    name = SETS[0]
+    call_command(
+        "import_rules", str(DOCUMENTS / name / "v1.txt"), "--game", name, "--game-name", name.title(),
+        "--language", "en", "--kind", "rulebook", "--source-title", "Comprehensive Rules", stdout=io.StringIO(),
+    )  # fmt: skip
+    options = ImportOptions(
+        game=name, language="en", kind="rulebook", prune=True,
+        source=SourceInfo(title="Comprehensive Rules", version="v2", update_existing=True),
+    )  # fmt: skip
+    import_document((DOCUMENTS / name / "v2.txt").read_bytes(), options)
+    first, second = Release.objects.filter(source__game__slug=name).order_by("sequence")
+    assert first.initial and first.label == "as first imported"
+    expected = json.loads((DOCUMENTS / name / "expected.json").read_text(encoding="utf-8"))
+    assert second.version == "v2" and second.changes.filter(item_type="entry").count() == len(expected["v2"])
