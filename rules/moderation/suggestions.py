@@ -322,19 +322,28 @@ def submit(
         address_hash=digest,
     )
     suggestion.full_clean(exclude=["token"])
+    existing = _same_from_same_player(suggestion)
+    if existing is not None:  # a repeat computes no diff
+        return _repeated(existing, suggestion)
+    # Outside the transaction: a diff never holds SQLite's write lock.
     with STRANGERS_DIFFS.held():  # Busy when other strangers' diffs hold it (before any write)
         seen_to_proposal = diff(seen_text, proposal) if proposal else ""
     with transaction.atomic():
-        existing = _same_from_same_player(suggestion)
+        existing = _same_from_same_player(suggestion)  # sent meanwhile, by another tab
         if existing is not None:
-            if suggestion.email and not existing.email:
-                existing.email = suggestion.email
-                existing.save(update_fields=["email", "updated_at"])
-            return existing
+            return _repeated(existing, suggestion)
         suggestion.seen_to_proposal_diff = seen_to_proposal
         suggestion.save()
         transaction.on_commit(lambda: _notify(suggestion, suggestion_mail.SUBMITTED))
     return suggestion
+
+
+def _repeated(existing: Suggestion, suggestion: Suggestion) -> Suggestion:
+    """The open suggestion ``suggestion`` repeats, given its e-mail address if it had none."""
+    if suggestion.email and not existing.email:
+        existing.email = suggestion.email
+        existing.save(update_fields=["email", "updated_at"])
+    return existing
 
 
 def _same_from_same_player(suggestion: Suggestion) -> Suggestion | None:

@@ -73,6 +73,21 @@ def test_the_same_proposal_twice_from_the_same_player_is_one_suggestion(entry):
     assert send(entry).pk != first.pk
 
 
+def test_a_repeat_is_answered_while_strangers_diffs_are_busy(entry, monkeypatch):
+    """A repeat computes no diff: a double click is answered with the suggestion sent,
+    even while every place for a diff is taken (a new proposal is told to retry)."""
+    from rules.shared.capacity import Busy, Lane
+
+    first = send(entry)
+    full = Lane("strangers' diffs", size=1, queue=0, wait=0)
+    monkeypatch.setattr(suggestions, "STRANGERS_DIFFS", full)
+    with full.held():
+        assert send(entry).pk == first.pk
+        with pytest.raises(Busy):
+            send(entry, proposal="Turn it.")
+    assert Suggestion.objects.count() == 1
+
+
 def test_the_same_proposal_from_someone_else_is_theirs(entry):
     """Returning the first would hand its private status page to a stranger."""
     first = send(entry)
