@@ -311,15 +311,6 @@ def removed_entries() -> models.QuerySet:
     return Entry.objects.filter(status=Status.ARCHIVED, pk__in=_removals().values("item_id")).values("pk")
 
 
-def removals_of(entry_ids) -> dict[int, ReleaseChange]:
-    """Entry id → the latest release change that removed it (its release and source
-    loaded), for those of ``entry_ids`` a release removed."""
-    found: dict[int, ReleaseChange] = {}
-    for change in _removals().filter(item_id__in=list(entry_ids)).select_related("release__source__game"):
-        found.setdefault(change.item_id, change)
-    return found
-
-
 def removal_at(game_id: int, slug: str, languages: list[str]) -> ReleaseChange | None:
     """Where a reader asks for ``slug`` of a game and no published entry is there: the
     release change that removed the rule that had that address (by the address it had

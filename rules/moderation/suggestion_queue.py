@@ -88,6 +88,9 @@ def model_for(target_type: str):
 # --- the queue --------------------------------------------------------------------------
 
 
+# The diffs a suggestion stores: its review page reads them, the queue's list never does.
+STORED_DIFFS = ("seen_to_proposal_diff", "seen_to_current_diff", "current_to_proposal_diff")
+
 def queue(
     games: QuerySet,
     *,
@@ -99,7 +102,11 @@ def queue(
 ) -> QuerySet:
     """The suggestions a moderator of ``games`` may review, newest first (``status``
     None: every status)."""
-    rows = Suggestion.objects.filter(game__in=games, target_type__in=list(target_types)).select_related("game")
+    rows = (
+        Suggestion.objects.filter(game__in=games, target_type__in=list(target_types))
+        .select_related("game")
+        .defer(*STORED_DIFFS)  # up to twice a 50,000-character proposal each; the list shows none
+    )
     if status:
         rows = rows.filter(status=status)
     if game_id is not None:
