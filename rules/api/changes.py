@@ -145,14 +145,15 @@ class ChangeFeedViewSet(APIv1Settings, ViewSet):
                 f"Changes up to cursor {horizon} are no longer kept (changes are kept {KEEP_DAYS} days). "
                 "Start again from a full copy (a bulk file or the lists), then follow this feed from its cursor."
             )
-        if since > horizon and since > (PublicChange.objects.aggregate(newest=Max("id"))["newest"] or 0):
-            # No change has this cursor yet: a mirror holding it (corrupted, or from
-            # another site) would otherwise believe it is up to date for ever.
+        changes = narrowed(PublicChange.objects.filter(id__gt=since), game, language)
+        rows = list(changes.order_by("id").values_list(*FIELDS)[: limit + 1])
+        # Asked only of an empty page (a mirror that is up to date polls one): no change
+        # has this cursor yet, and a mirror holding it (corrupted, or from another site)
+        # would otherwise believe it is up to date for ever.
+        if not rows and since > horizon and since > (PublicChange.objects.aggregate(newest=Max("id"))["newest"] or 0):
             raise ValidationError(
                 {"since": ["This cursor is beyond the newest change: take it from a response of this feed."]}
             )
-        changes = narrowed(PublicChange.objects.filter(id__gt=since), game, language)
-        rows = list(changes.order_by("id").values_list(*FIELDS)[: limit + 1])
         more = len(rows) > limit
         rows = rows[:limit]
         urls = links({"request": request})
@@ -172,16 +173,7 @@ class ScopeForm(forms.Form):
     value, a NUL byte or an unknown language is a 400 naming the parameter."""
 
     game = filters.TextField(required=False, max_length=100)
-    language = forms.ChoiceField(required=False, choices=CONTENT_LANGUAGES)
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["language"].error_messages["invalid_choice"] = filters.one_of(CONTENT_LANGUAGE_CODES)
-
-    def clean_language(self):
-        if self.data.get("language") == "":
-            raise forms.ValidationError(filters.EMPTY_VALUE)
-        return self.cleaned_data["language"]
+    language = filters.ChoiceField(required=False, choices=CONTENT_LANGUAGES)
 
 
 def scope(request) -> tuple[str | None, str | None]:
