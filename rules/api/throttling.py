@@ -19,13 +19,13 @@ network, which one household or server usually holds whole, as the suggestions'
 limits count it.
 """
 
-import ipaddress
 
 from django.conf import settings
 from rest_framework.throttling import AnonRateThrottle
 
 from rulesite.client_ip import client_ip
 
+from ..shared.addresses import address_key
 from ..shared.cache_errors import CACHE_ERRORS, cache_down
 
 
@@ -33,16 +33,7 @@ class APIRateThrottle(AnonRateThrottle):
     scope = "api"
 
     def get_ident(self, request):
-        address = client_ip(request)
-        try:
-            ip = ipaddress.ip_address(address)
-        except ValueError:
-            return address
-        if ip.version == 6:
-            if ip.ipv4_mapped is not None:
-                return str(ip.ipv4_mapped)
-            return str(ipaddress.ip_network(f"{ip}/64", strict=False))
-        return str(ip)
+        return address_key(client_ip(request))
 
     def allow_request(self, request, view):
         try:

@@ -59,8 +59,6 @@ Decisions:
 
 from __future__ import annotations
 
-import ipaddress
-
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone, translation
@@ -72,6 +70,7 @@ from ..content.history import latest_version, lock, stamp
 from ..content.journal import unit_of_work
 from ..content.models import Entry, Erratum
 from ..content.querysets import Status
+from ..shared.addresses import address_key
 from ..shared.capacity import Lane
 from ..shared.diffing import word_diff_html
 from ..shared.languages import ui_language_for
@@ -241,15 +240,7 @@ def address_hash(address: str) -> str:
     """The stored form of a client address (see the module docstring); "" for none."""
     if not address:
         return ""
-    try:
-        ip = ipaddress.ip_address(address.strip())
-    except ValueError:
-        value = address.strip()
-    else:
-        if ip.version == 6 and ip.ipv4_mapped is not None:
-            ip = ip.ipv4_mapped
-        value = str(ipaddress.ip_network(f"{ip}/64", strict=False)) if ip.version == 6 else str(ip)
-    return salted_hmac(ADDRESS_SALT, value, algorithm="sha256").hexdigest()
+    return salted_hmac(ADDRESS_SALT, address_key(address), algorithm="sha256").hexdigest()
 
 
 def is_blocked(address: str) -> bool:
