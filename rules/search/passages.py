@@ -43,19 +43,30 @@ def passages(title: str, body_text: str) -> list[str]:
     return [f"{title}{separator}{text}" if title else text for text in found]
 
 
-def windows(body_text: str) -> list[tuple[int, str]]:
-    """The text's windows, at most ``MAX_PASSAGES``: (where its first sentence starts in
-    ``body_text``, its text), passage for passage (``passages`` puts the title in front)."""
-    sentences = list(_sentences(body_text))
+def windows(body_text: str, limit: int = MAX_PASSAGES) -> list[tuple[int, str]]:
+    """The text's windows, at most ``limit`` (``MAX_PASSAGES``): (where its first sentence
+    starts in ``body_text``, its text), passage for passage (``passages`` puts the title
+    in front). Sentences are read only as far as the windows asked for reach."""
+    source = _sentences(body_text)
+    sentences: list[tuple[int, str, int]] = []
+
+    def has(index: int) -> bool:
+        while len(sentences) <= index:
+            following = next(source, None)
+            if following is None:
+                return False
+            sentences.append(following)
+        return True
+
     out: list[tuple[int, str]] = []
     at = 0
-    while at < len(sentences) and len(out) < MAX_PASSAGES:
+    while has(at) and len(out) < min(limit, MAX_PASSAGES):
         end, size = at, 0
-        while end < len(sentences) and (end == at or size + sentences[end][2] <= WINDOW_WORDS):
+        while has(end) and (end == at or size + sentences[end][2] <= WINDOW_WORDS):
             size += sentences[end][2]
             end += 1
         out.append((sentences[at][0], " ".join(text for _start, text, _words in sentences[at:end])))
-        if end >= len(sentences):
+        if not has(end):
             break
         at = max(at + 1, end - OVERLAP)
     return out

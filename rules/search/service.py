@@ -712,7 +712,7 @@ def _passage_hit(
     there is none (no vector, or the passage is the title alone)."""
     if passage is None:
         return "", None
-    found = passage_windows(document.body_text)
+    found = passage_windows(document.body_text, limit=passage + 1)  # read no further
     if passage >= len(found):
         return "", None
     start = found[passage][0]
