@@ -263,28 +263,35 @@ def counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{ReleaseChange.Kind(kind).label}: {counts.get(kind, 0)}" for kind in KINDS)
 
 
-def _took(number: str) -> models.QuerySet:
-    """The applied changes that took ``number`` from a rule: it was renumbered, or
-    reworded under a new number."""
+def number_spellings(number: str) -> set[str]:
+    """``number`` as typed and with its letters either case ("601.2A" is 601.2a): the
+    exact values a lookup asks for, so it keeps the column's index (``iexact`` cannot)."""
+    return {number, number.lower(), number.upper()}
+
+
+def took(number: str) -> models.QuerySet:
+    """The applied changes that took ``number`` (either case) from a rule: it was
+    renumbered, or reworded or re-titled under a new number."""
+    spellings = number_spellings(number)
     return ReleaseChange.objects.filter(
         item_type="entry",
-        previous_number=number,
+        previous_number__in=spellings,
         change__in=[ReleaseChange.Kind.RENUMBERED, ReleaseChange.Kind.REWORDED, ReleaseChange.Kind.RETITLED],
         release__pending=False,
-    ).exclude(number=number)
+    ).exclude(number__in=spellings)
 
 
 def renumbered_from(number: str) -> models.QuerySet:
     """The ids of the entries that had ``number`` until a release gave them another (a
     subquery: ``Entry.objects.filter(pk__in=renumbered_from("7.3a"))``)."""
-    return _took(number).values("item_id")
+    return took(number).values("item_id")
 
 
 def former_number(game_id: int, language: str, number: str) -> ReleaseChange | None:
     """The latest release change that took ``number`` from a rule of the game's
     ``language``, or None: where an old citation of ``number`` went."""
     return (
-        _took(number)
+        took(number)
         .filter(release__source__game_id=game_id, release__source__language=language)
         .select_related("release")
         .order_by("-release__created_at", "-pk")

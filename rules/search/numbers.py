@@ -69,10 +69,10 @@ def documents(number: str, scope) -> tuple[list[int], dict[int, Former]]:
     """The search documents of the entries numbered ``number`` within ``scope``
     (``backends.Scope``), then those of the entries that had it until a release
     renumbered them (document id → ``Former``), each once, in that order."""
-    from ..content.releases import ReleaseChange
+    from ..content.releases import ReleaseChange, number_spellings, took
     from .models import SearchDocument
 
-    rows = SearchDocument.objects.filter(item_type="entry", number__iexact=number)
+    rows = SearchDocument.objects.filter(item_type="entry", number__in=number_spellings(number))
     if scope.game_id is not None:
         rows = rows.filter(game_id=scope.game_id)
     if scope.language is not None:
@@ -80,17 +80,7 @@ def documents(number: str, scope) -> tuple[list[int], dict[int, Former]]:
     if scope.item_type not in (None, "entry"):
         return [], {}
     current = list(rows.order_by("game_id", "language", "pk").values_list("pk", flat=True)[:50])
-    changes = (
-        ReleaseChange.objects.filter(
-            item_type="entry",
-            previous_number__iexact=number,
-            change__in=[ReleaseChange.Kind.RENUMBERED, ReleaseChange.Kind.REWORDED, ReleaseChange.Kind.RETITLED],
-            release__pending=False,
-        )
-        .exclude(number__iexact=number)
-        .select_related("release")
-        .order_by("-release__sequence", "-pk")
-    )
+    changes = took(number).select_related("release").order_by("-release__sequence", "-pk")
     if scope.game_id is not None:
         changes = changes.filter(release__source__game_id=scope.game_id)
     if scope.language is not None:
