@@ -65,11 +65,6 @@ def _next_replica(aliases: list[str]) -> str:
         return aliases[next(_turns) % len(aliases)]
 
 
-def reading_from() -> str:
-    """The database this request reads public content from now."""
-    return _reading.get() or DEFAULT_DB_ALIAS
-
-
 class ReplicaRouter:
     """Django's database router for the above: public content from the request's replica,
     everything else, and every write, on the primary."""

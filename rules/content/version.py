@@ -87,10 +87,16 @@ def reading_alias() -> str:
     return router.db_for_read(Entry)
 
 
+def reading_connection():
+    """The connection public content (the search index and its vectors too) is read
+    from now, where the content version was read: raw SQL goes through it."""
+    return connections[reading_alias()]
+
+
 def current() -> Version:
     """The version now, as the database this request reads content from has it (one
     indexed single-row read, no ORM)."""
-    with connections[reading_alias()].cursor() as cursor:
+    with reading_connection().cursor() as cursor:
         cursor.execute(f"SELECT token, changed_at, vectors_token FROM {TABLE} WHERE id = 1")  # noqa: S608
         row = cursor.fetchone()
     if row is None:  # a database whose row was removed by hand: still a valid version

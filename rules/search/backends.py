@@ -13,19 +13,10 @@ included); shorter ones match whole.
 
 from dataclasses import dataclass
 
-from django.db import connections, router
-
-from .models import SearchDocument
+from ..content.version import reading_connection
 
 FTS = "rules_searchdocument_fts"
 TABLE = "rules_searchdocument"
-
-
-def _reading():
-    """The database this request reads the index from: the router's choice (a replica
-    for a reader's request, ``rulesite.replicas``), the one the content version was read
-    from."""
-    return connections[router.db_for_read(SearchDocument)]
 
 
 @dataclass
@@ -62,7 +53,7 @@ def match(
     """
     if not groups:
         return []
-    if _reading().vendor == "postgresql":
+    if reading_connection().vendor == "postgresql":
         return _postgresql(groups, scope, mode, title_only, limit, prefix_from, ranked)
     return _sqlite(groups, scope, mode, title_only, limit, prefix_from, ranked)
 
@@ -78,7 +69,7 @@ def _sqlite(groups, scope, mode, title_only, limit, prefix_from, ranked):
     where, params = scope.where()
     # FTS5 wants the table's own name (not an alias) in MATCH and bm25().
     base = f"FROM {FTS} JOIN {TABLE} d ON d.id = {FTS}.rowid WHERE {FTS} MATCH %s{where}"
-    with _reading().cursor() as cursor:
+    with reading_connection().cursor() as cursor:
         if not ranked:
             cursor.execute(f"SELECT d.id, 0 {base} LIMIT %s", [expression, *params, limit])  # noqa: S608
             return [(row[0], 0.0) for row in cursor.fetchall()]
@@ -101,7 +92,7 @@ def _postgresql(groups, scope, mode, title_only, limit, prefix_from, ranked):
     )
     where, params = scope.where()
     base = f"FROM {TABLE} d WHERE d.search_vector @@ to_tsquery('simple', %s){where}"
-    with _reading().cursor() as cursor:
+    with reading_connection().cursor() as cursor:
         if not ranked:
             cursor.execute(f"SELECT d.id, 0 {base} LIMIT %s", [joined, *params, limit])  # noqa: S608
             return [(row[0], 0.0) for row in cursor.fetchall()]
@@ -124,7 +115,7 @@ def frequencies(groups: list[list[str]], *, cap: int = 5000, prefix_from: int = 
     word's rarity in all the rules texts of its language says what it needs to."""
     counts, params = [], []
     for group in groups:
-        if _reading().vendor == "postgresql":
+        if reading_connection().vendor == "postgresql":
             counts.append(
                 f"(SELECT count(*) FROM (SELECT 1 FROM {TABLE} d "  # noqa: S608
                 "WHERE d.search_vector @@ to_tsquery('simple', %s) LIMIT %s) AS found)"
@@ -135,6 +126,6 @@ def frequencies(groups: list[list[str]], *, cap: int = 5000, prefix_from: int = 
             params.append(" OR ".join(f'"{term}"*' if len(term) >= prefix_from else f'"{term}"' for term in group))
         params.append(cap)
     counts.append(f"(SELECT count(*) FROM {TABLE})")  # noqa: S608
-    with _reading().cursor() as cursor:  # one statement, one round trip, whatever the words
+    with reading_connection().cursor() as cursor:  # one statement, one round trip, whatever the words
         cursor.execute("SELECT " + ", ".join(counts), params)
         return list(cursor.fetchone())

@@ -52,7 +52,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
-from django.db import connection, connections, router
+from django.db import connection
 from rapidfuzz import fuzz, process
 from wordfreq import zipf_frequency
 
@@ -198,8 +198,7 @@ def vocabulary(language: str | None, field: str = "names", version: int | None =
     cached = _cache.get((field, language))
     if cached is not None and cached.version == version:
         return cached
-    # Where this request reads (a replica for a reader's, rulesite.replicas), as the version.
-    reading = connections[router.db_for_read(SearchWord)]
+    reading = content_version.reading_connection()  # a replica for a reader's request, as the version
     table = reading.ops.quote_name(SearchWord._meta.db_table)
     where, params = "field = %s", [field]
     if language:

@@ -37,9 +37,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.core.signals import setting_changed
-from django.db import connections, router
 
 from ..content.version import TABLE as VERSION_TABLE
+from ..content.version import reading_connection
 from .embedders import DIMENSIONS
 from .models import SearchVector
 from .passages import MAX_PASSAGES
@@ -57,12 +57,6 @@ class GameVectors:
     languages: np.ndarray
     item_types: np.ndarray
     chunks: np.ndarray  # int16, the row's passage of its document (``passages.windows``)
-
-
-def _reading():
-    """The database this request reads from (the router's choice: a replica for a
-    reader's request, ``rulesite.replicas``), where its content version was read."""
-    return connections[router.db_for_read(SearchVector)]
 
 
 _games: dict[int, GameVectors] = {}
@@ -155,7 +149,7 @@ def _glance(game_id: int | None) -> tuple:
     """The content version's token and the highest vector id (of the game): what tells
     whether anything changed since, in two index lookups."""
     where, params = ("WHERE game_id = %s", [game_id]) if game_id is not None else ("", [])
-    with _reading().cursor() as cursor:
+    with reading_connection().cursor() as cursor:
         cursor.execute(
             f"SELECT (SELECT token FROM {VERSION_TABLE} WHERE id = 1), (SELECT MAX(id) FROM {TABLE} {where})",  # noqa: S608
             params,
@@ -165,7 +159,7 @@ def _glance(game_id: int | None) -> tuple:
 
 def _keys(game_id: int | None) -> dict[int, tuple[int, int, int]]:
     where, params = ("WHERE game_id = %s", [game_id]) if game_id is not None else ("", [])
-    with _reading().cursor() as cursor:
+    with reading_connection().cursor() as cursor:
         cursor.execute(
             f"SELECT game_id, COUNT(*), MAX(id), SUM(id) FROM {TABLE} {where} GROUP BY game_id",  # noqa: S608
             params,
@@ -188,7 +182,7 @@ def _load(game_id: int, key: tuple[int, int, int], copy: GameVectors | None, mod
 def _rows(game_id: int, *, after: int, model: str) -> tuple[tuple[list, ...], tuple[int, int, int]]:
     """The game's rows of ``model`` with an id above ``after`` (document ids, languages,
     types, vector bytes), and the count, highest id and id sum of all its rows above it."""
-    with _reading().cursor() as cursor:
+    with reading_connection().cursor() as cursor:
         cursor.execute(
             f"SELECT id, document_id, language, item_type, model, vector, chunk FROM {TABLE} "  # noqa: S608
             "WHERE game_id = %s AND id > %s",
