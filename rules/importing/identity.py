@@ -61,7 +61,12 @@ class Rule:
 
     @cached_property  # compared with many rules in pass 4
     def words(self) -> tuple[str, ...]:
-        return tuple(WORD.findall(self.text.casefold()))
+        return words_of(self.text)
+
+
+def words_of(text: str) -> tuple[str, ...]:
+    """The words similarity compares: case-folded, without punctuation."""
+    return tuple(WORD.findall(text.casefold()))
 
 
 def text_of(body: str, title: str) -> str:
