@@ -92,7 +92,7 @@ def wanted_count(games: QuerySet, at_least: int = 1) -> int:
         .values("entry__game_id", "entry__language", "normalized_label")
         .annotate(asking=Count("entry_id", distinct=True))
     )
-    return labels.filter(asking__gte=at_least).count() if at_least > 1 else labels.count()
+    return labels.filter(asking__gte=at_least).count()
 
 
 def wanted_entries(
@@ -338,10 +338,6 @@ class OutdatedTranslation:
     original: dict  # id, title, slug, number, language (as stored with the translation)
     checked_on: str  # the date of the original's version it matches (ISO)
 
-    @property
-    def original_admin_id(self) -> int:
-        return self.original["id"]
-
 
 def _outdated(games: QuerySet, game_id: int | None = None, language: str | None = None) -> QuerySet:
     """Translations (not archived) whose stored status says their original changed since
@@ -370,7 +366,9 @@ def outdated_translations(
     """Translations behind their original, the longest behind first (one query)."""
     rows = [
         OutdatedTranslation(entry, entry.translation_status["original"], entry.translation_status["checked_on"])
-        for entry in _outdated(games, game_id, language).select_related("game")
+        for entry in _outdated(games, game_id, language)
+        .select_related("game")
+        .defer("body", "body_html", "relations", "corrections")  # the list shows titles only
     ]
     rows.sort(key=lambda row: (row.checked_on, row.entry.game.name, row.entry.language, row.entry.pk))
     return rows
