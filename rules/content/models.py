@@ -77,6 +77,11 @@ def unique_slug_for(obj, text: str) -> str:
     return slug
 
 
+
+def most_content_first(counts: dict[str, int]) -> list[str]:
+    """Languages by how much published content they have, most first (then by code)."""
+    return sorted(counts, key=lambda code: (-counts[code], code))
+
 class Game(models.Model):
     slug = models.SlugField(_("slug"), max_length=100, unique=True)
     name = models.CharField(_("name"), max_length=200)
@@ -127,7 +132,7 @@ class Game(models.Model):
             )
             for language, n in rows:
                 counts[language] = counts.get(language, 0) + n
-        return sorted(counts, key=lambda code: (-counts[code], code))
+        return most_content_first(counts)
 
     def content_language_for(self, requested: str, available: list[str] | None = None) -> str | None:
         """The requested language if the game has content in it, else its main language."""

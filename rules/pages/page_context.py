@@ -8,7 +8,7 @@ from django.urls import translate_url
 from django.utils import translation
 
 from ..content.addresses import entry_url_template
-from ..content.models import Entry, Game
+from ..content.models import Entry, Game, most_content_first
 from ..content.querysets import Status
 from ..shared.collation import letter_groups
 from ..shared.languages import native_name
@@ -46,9 +46,9 @@ def reader_counts(games, ui_language: str) -> dict[int, tuple[str, int]]:
             if index == 0:
                 entries[game_id, language] = n
     shown = {}
+    by_id = {game.pk: game for game in games}
     for game_id, counts in totals.items():
-        languages = sorted(counts, key=lambda code: (-counts[code], code))
-        language = ui_language if ui_language in counts else languages[0]
+        language = by_id[game_id].content_language_for(ui_language, most_content_first(counts))
         shown[game_id] = (language, entries.get((game_id, language), 0))
     return shown
 
