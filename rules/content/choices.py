@@ -14,3 +14,11 @@ class ErratumKind(models.TextChoices):
 # The label of a release "as first imported" when its source had no version then
 # (rules.content.releases.initial_release); shown as "as first imported".
 INITIAL_RELEASE_LABEL = "first-import"
+
+
+def release_label(version: str, initial: bool) -> str:
+    """A release's version as readers see it: a release "as first imported" without a
+    version of its own says so in the reader's language."""
+    if initial and version == INITIAL_RELEASE_LABEL:
+        return str(_("as first imported"))
+    return version

@@ -41,7 +41,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ..shared.languages import ui_language_for
 from ..shared.text import shown_number
-from .choices import INITIAL_RELEASE_LABEL
+from .choices import INITIAL_RELEASE_LABEL, release_label
 from .models import Entry, Source
 from .querysets import Status
 
@@ -134,11 +134,8 @@ class Release(models.Model):
 
     @property
     def label(self) -> str:
-        """Its version as readers see it: a release "as first imported" without a version
-        of its own says so in the reader's language."""
-        if self.initial and self.version == INITIAL_LABEL:
-            return str(_("as first imported"))
-        return self.version
+        """Its version as readers see it (``choices.release_label``)."""
+        return release_label(self.version, self.initial)
 
     def get_absolute_url(self) -> str:
         """Its "what changed" page, with the UI in the source's language."""

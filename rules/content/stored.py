@@ -15,12 +15,10 @@ from urllib.parse import urlencode
 from django.urls import reverse
 from django.utils.functional import cached_property
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext_lazy as _
 
 from ..shared.text import numbered_title
 from .addresses import entry_path_template, entry_url_template
-from .choices import INITIAL_RELEASE_LABEL as INITIAL_LABEL
-from .choices import ErratumKind
+from .choices import ErratumKind, release_label
 
 
 def erratum_anchor(erratum_id: int) -> str:
@@ -224,9 +222,7 @@ class ReleaseLink:
     @property
     def label(self) -> str:
         """Its version as readers see it (``Release.label``)."""
-        if self.initial and self.version == INITIAL_LABEL:
-            return str(_("as first imported"))
-        return self.version
+        return release_label(self.version, self.initial)
 
 
 @dataclass(frozen=True)
