@@ -544,17 +544,20 @@ def version_changes(data: dict) -> dict:
             line = dict(zip(("type", "change", "number", "previous_number", "title", "diff"), line, strict=False))
             line["change"] = OLD_KINDS.get(line["change"], line["change"])
         change = line["change"]
+        stored = ReleaseChange(  # as the release will store it: what moved, what was re-titled
+            change=change, number=line.get("number") or "", previous_number=line.get("previous_number") or "",
+            title_changed=bool(line.get("title_changed")), slug=line.get("slug") or "",
+            previous_slug=line.get("previous_slug") or "",
+        )  # fmt: skip
         lines.append(
             {
                 **line,
                 "type": TYPE_LABELS.get(line["type"], line["type"]),
                 "label": KIND_LABELS.get(change, change),
-                "moved": bool(line.get("previous_number")) and line["previous_number"] != line["number"]
-                and change != "removed",
-                "retitled": change == "retitled" or bool(line.get("title_changed")),
-                "readdressed": bool(line.get("previous_slug")) and line["previous_slug"] != line.get("slug")
-                and change != "removed",
-            }  # fmt: skip
+                "moved": stored.moved,
+                "retitled": stored.retitled,
+                "readdressed": stored.readdressed,
+            }
         )
     counts = {OLD_KINDS.get(kind, kind): count for kind, count in data.get("change_counts", {}).items()}
     return {
