@@ -793,11 +793,11 @@ class Bench:
         rows += [
             self.row("pages", f"{game}/faq/", "FAQ", f"{game}/faq/"),
             self.row("pages", f"{game}/errata/", "errata", f"{game}/errata/"),
-            self.row("pages", f"{game}/releases/<id>/", f"release {VERSIONS[0]} (every entry changed)",
+            self.row("pages", f"{game}/releases/<id>/", f"release {FIRST_RELEASE} (every entry added)",
                      f"{game}/releases/{release}/"),
             self.row("pages", f"{game}/releases/<id>/", f"release {VERSIONS[-1]} (a 50,000-char change)",
                      f"{game}/releases/{last_release}/"),
-            self.row("pages", f"{game}/releases/<id>/rules/", f"rules as of {VERSIONS[0]}",
+            self.row("pages", f"{game}/releases/<id>/rules/", f"rules as of {FIRST_RELEASE}",
                      f"{game}/releases/{release}/rules/"),
             self.row("pages", f"{game}/releases/<id>/", "no such release (id 2^63)",
                      f"{game}/releases/{2**63}/"),

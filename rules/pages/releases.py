@@ -94,11 +94,18 @@ def release_index(request, game, pk):
     return render(request, "rules/release_index.html", context)
 
 
+# A release adding more items than this (a source as first imported, a new edition: up
+# to every rule of an 11,000-rule document) lists them by title, each linking to its page,
+# without rendering every text on every uncached request (619 texts took 75 ms).
+ADDED_TEXTS_SHOWN = 100
+
+
 def _sections(release: Release, changes: list[ReleaseChange]) -> list[tuple[str, str, str, list]]:
     """(item type, kind, heading, the changes) for each section with something in it;
     each change has ``url``: its entry's page when that is published now (at its current
-    slug), else None; an added one ``text_html``; a removed one ``successor``: (title,
-    url) of the published entry its text went to. One query, of the release's entries."""
+    slug), else None; an added one ``text_html`` (up to ``ADDED_TEXTS_SHOWN`` added); a
+    removed one ``successor``: (title, url) of the published entry its text went to. One
+    query, of the release's entries."""
     entry_ids = [c.item_id for c in changes if c.item_type == "entry" and c.item_id is not None]
     entry_ids += [c.successor_id for c in changes if c.item_type == "entry" and c.successor_id]
     published = (
@@ -107,11 +114,12 @@ def _sections(release: Release, changes: list[ReleaseChange]) -> list[tuple[str,
         if entry_ids else {}
     )  # fmt: skip
     entry_url = entry_url_template(release.source.game.slug)
+    added = sum(1 for change in changes if change.change == ReleaseChange.Kind.ADDED)
     grouped: dict[tuple[str, str], list] = {}
     for change in changes:
         found = published.get(change.item_id) if change.item_type == "entry" else None
         change.url = entry_url.format(slug=found[0]) if found else None
-        if change.change == ReleaseChange.Kind.ADDED and change.text:
+        if change.change == ReleaseChange.Kind.ADDED and change.text and added <= ADDED_TEXTS_SHOWN:
             change.text_html = render_markdown(change.text)
         successor = published.get(change.successor_id) if change.item_type == "entry" else None
         change.successor = (shown_title(successor[2], successor[1]), entry_url.format(slug=successor[0])) if (

@@ -51,6 +51,24 @@ def test_the_release_page_lists_what_changed(client, released):
     assert "<del>" in html and "<ins>" in html  # the word diffs of the changed rules
 
 
+def test_a_release_adding_many_rules_lists_them_and_shows_a_few_s_texts(client, released, monkeypatch):
+    """A first release lists every rule of its source as added: past ADDED_TEXTS_SHOWN
+    the page links each by title instead of rendering every text for every reader."""
+    from django.core.cache import caches
+
+    from rules.pages import releases as release_pages
+
+    added = [line for line in EXPECTED["v3"] if line["change"] == "added"]
+    page = client.get(released["v3"].get_absolute_url()).content.decode()
+    assert page.count('class="added prose"') == len(added)
+    monkeypatch.setattr(release_pages, "ADDED_TEXTS_SHOWN", len(added) - 1)
+    for cache in caches.all():
+        cache.clear()  # the page again, not as cached
+    page = client.get(released["v3"].get_absolute_url()).content.decode()
+    assert 'class="added prose"' not in page
+    assert all(line["title"] in page for line in added)  # still listed, each by its title
+
+
 def test_the_game_page_links_each_release(client, released):
     response = client.get(f"/en/games/{NAME}/")
     for release in released.values():
