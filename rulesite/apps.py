@@ -10,4 +10,10 @@ class RulesiteAdminConfig(AdminConfig):
 
     def ready(self) -> None:
         super().ready()
+        from rules.derived.pipeline import finished
+
         from . import checks  # noqa: F401 - registers the project's system checks
+        from .shared_version import forget_after_commit
+
+        # With Redis, the content tokens kept beside the pages go when a unit commits.
+        finished.connect(forget_after_commit, dispatch_uid="rulesite.shared_version")

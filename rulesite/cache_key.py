@@ -49,6 +49,9 @@ class Representation:
     # worker embedded shows on the next request. A page view says so with
     # ``public_page(..., reads_vectors=True)``, an API view class with ``reads_vectors = True``.
     vectors: bool = False
+    # One game's page (``/<lang>/games/<slug>/…``: the URL's ``game``): keyed by that game's
+    # token, so writes to other games leave it cached (``rules.content.version``).
+    game: str | None = None
 
 
 def describe(request) -> Representation | None:
@@ -61,7 +64,8 @@ def describe(request) -> Representation | None:
     view = match.func
     params = getattr(view, "public_params", None)
     if params is not None:  # in the order the view declares them (its links' order)
-        return Representation(tuple(params), PAGE_VIEWS, getattr(view, "reads_vectors", False))
+        game = match.kwargs.get("game") if isinstance(match.kwargs.get("game"), str) else None
+        return Representation(tuple(params), PAGE_VIEWS, getattr(view, "reads_vectors", False), game)
     view_class = getattr(view, "cls", None)
     if view_class is None or not issubclass(view_class, APIView):
         return None
@@ -80,17 +84,18 @@ def canonical_query(request, params: tuple[str, ...]) -> str:
     return urlencode([(name, value) for name in params for value in request.GET.getlist(name)])
 
 
-def key(request, representation: Representation, token: int, vectors: int = 0) -> str:
+def key(request, representation: Representation) -> str:
+    """The key of a representation. No version in it: the stored response carries the
+    tokens it was rendered under (``rules.content.version.Version.tag``) and is used only
+    while they are current, so one representation takes one slot, whatever the version."""
     encoding = "gzip" if accepts_gzip(request) else "identity"
     where = f"{request.scheme}://{request.get_host()}{request.path}?{request.META.get('QUERY_STRING', '')}"
     digest = hashlib.blake2b(where.encode(), digest_size=16).hexdigest()
     language = translation.get_language()
-    if representation.vectors:  # the vectors' token too: an answer made before an embedding is not used after
-        token = f"{token}.{vectors}"
-    return f"response:{token}:{language}:{representation.media}:{encoding}:{digest}"
+    return f"response:{language}:{representation.media}:{encoding}:{digest}"
 
 
-def path_key(request, token: int) -> str:
+def path_key(request, token: str) -> str:
     """The key of a path's variant count (``rulesite.response_cache``)."""
     digest = hashlib.blake2b(f"{request.get_host()}{request.path}".encode(), digest_size=16).hexdigest()
     return f"variants:{token}:{digest}"

@@ -2,12 +2,14 @@
 
 Every public GET (pages, feeds, sitemap, robots.txt, API) is cached whole under a key
 that is exactly its representation (``rulesite.cache_key``: host, path, the query
-parameters the view reads, UI language, negotiated media type, encoding) and the
-content version (``rules.content.version``). A write to public content changes the
-version in the same transaction, so the next request in any worker process, on any
-server, misses and renders the new content; old entries are never read again and age
-out of the cache (LRU in the per-process default, their timeout in Redis). Reading the
-version is one single-row query per request.
+parameters the view reads, UI language, negotiated media type, encoding), tagged with
+the content tokens it was rendered under (``rules.content.version``: the site's token,
+or for one game's pages that game's, and the vectors' for search). A write to public
+content changes the tokens in the same transaction, so the next request in any worker
+process, on any server, finds the tag old and renders the new content, which replaces
+it. Reading the tokens is one single-row query per request; with Redis they are kept
+beside the pages and a hit is one Redis round trip and no query
+(``rulesite.shared_version``).
 
 What is never cached, and why:
 
@@ -48,14 +50,17 @@ import zlib
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.dummy import DummyCache
+from django.db import router
 from django.http import HttpResponse
 from django.utils.cache import has_vary_header, patch_cache_control, set_response_etag
 from django.utils.http import http_date
 
 from rules.content import version as content_version
+from rules.content.models import Entry
 from rules.shared.cache_errors import CACHE_ERRORS, cache_down
 
 from . import cache_key
+from .shared_version import SharedVersion
 from .visitors import is_signed_in
 
 CACHEABLE_METHODS = ("GET", "HEAD")
@@ -98,6 +103,9 @@ class PublicResponseCacheMiddleware:
         self.cdn_max_age = settings.RESPONSE_CACHE_CDN_SECONDS
         self.max_bytes = settings.RESPONSE_CACHE_MAX_BYTES
         self.max_variants = settings.RESPONSE_CACHE_MAX_VARIANTS
+        self.shared = None  # the version kept beside the pages (Redis only)
+        if self.storing and SharedVersion.usable(self.cache):
+            self.shared = SharedVersion(self.cache, settings.RESPONSE_CACHE_VERSION_SECONDS)
 
     def __call__(self, request):
         if request.method not in CACHEABLE_METHODS or request.path_info.startswith(self.excluded):
@@ -114,18 +122,22 @@ class PublicResponseCacheMiddleware:
             if query != request.META.get("QUERY_STRING", ""):
                 request.META["QUERY_STRING"] = query
                 request.__dict__.pop("GET", None)
-        version = request.content_version = content_version.current()
-        key = None
-        if self.storing and representation:
-            key = cache_key.key(request, representation, version.token, version.vectors)
+        game = representation.game if representation else None
+        key = cache_key.key(request, representation) if self.storing and representation else None
+        version = None  # the database's version, once read
         if key is not None:
             try:
-                cached = self.cache.get(key)
+                tokens, cached = self.lookup(request, game, key)
             except CACHE_ERRORS as error:  # Redis down: rendered, not stored (rules.shared.cache_errors)
                 cache_down(error, "serving pages")
-                cached, key = None, None
-            if cached is not None:
-                return restored(cached)
+                tokens, cached, key = None, None, None
+            if cached is not None and cached[0] == tokens.tag(game, representation.vectors):
+                return restored(cached[1])
+            version = getattr(request, "content_version", None)
+        if version is None:
+            # The version this response is rendered under, as the database it reads
+            # content from has it, read before the content.
+            version = request.content_version = content_version.current(game)
 
         response = self.get_response(request)
         if not self.is_public(response):
@@ -137,14 +149,38 @@ class PublicResponseCacheMiddleware:
             patch_cache_control(response, public=True, max_age=0, s_maxage=self.cdn_max_age)
         if key is not None and request.method == "GET":
             value = stored(response, self.max_bytes)
+            tag = version.tag(game, representation.vectors)
             try:
-                if value is not None and self.may_store(request, version.token):
-                    self.cache.set(key, value, self.timeout)
+                if value is not None and self.may_store(request, tag):
+                    self.cache.set(key, (tag, value), self.timeout)
             except CACHE_ERRORS as error:
                 cache_down(error, "serving pages")
         return response
 
-    def may_store(self, request, token: int) -> bool:
+    def lookup(self, request, game: str | None, key: str):
+        """(the current tokens, the stored response or None) for a response's key: with
+        Redis in one round trip while the shared copy has the tokens
+        (``rulesite.shared_version``), else the database's version (then kept on the
+        request for the rendering) and a lookup."""
+        if self.shared is not None:
+            tokens, generation, cached = self.shared.lookup(game, key)
+            if tokens is not None:
+                return tokens, cached
+            version = request.content_version = content_version.current(game)
+            self.shared.fill(self.primary_version(version, game), game, generation)
+            return version, cached
+        version = request.content_version = content_version.current(game)
+        return version, self.cache.get(key)
+
+    @staticmethod
+    def primary_version(version, game: str | None):
+        """The version to put into the shared copy: the primary's (a replica may lag)."""
+        primary = router.db_for_write(Entry)
+        if content_version.reading_alias() == primary:
+            return version
+        return content_version.current(game, using=primary)
+
+    def may_store(self, request, token: str) -> bool:
         """Whether one more variant of this path may be stored: up to
         ``RESPONSE_CACHE_MAX_VARIANTS`` stored variants of one path per content version
         (the search page's queries, say), so no client can fill the cache with one

@@ -193,8 +193,12 @@ class Editor:
 
 
 @pytest.fixture
-def editor(shared, tmp_path):
+def editor(shared, cache, tmp_path):
+    """The third process, configured as the servers are (a unit of work it commits
+    throws away the content tokens kept in Redis: rulesite.shared_version)."""
     _db, env = shared
+    cache_url, _client = cache
+    env = {**env, **({"DJANGO_CACHE_URL": cache_url} if cache_url else {})}
     process = Editor(env, tmp_path / "editor.log")
     try:
         yield process
@@ -209,12 +213,18 @@ def hidden_write(db: SharedDatabase, entry_id: int, title: str, body_html: str) 
     no cached response can know of, so a server that shows it did not answer from its cache."""
     version = db.execute([("SELECT token, changed_at FROM rules_content_version WHERE id = 1", ())])
     token, changed_at = version[0]
+    game = db.execute(
+        [("SELECT v.game_id, v.token FROM rules_game_version v JOIN rules_entry e ON e.game_id = v.game_id "
+          "WHERE e.id = ?", (entry_id,))]
+    )  # fmt: skip
+    game_id, game_token = game[0]
     db.execute(
         [
             ("UPDATE rules_entry SET title = ?, body_html = ? WHERE id = ?",
              (title, body_html, entry_id)),
             ("UPDATE rules_content_version SET token = ?, changed_at = ? WHERE id = 1",
              (token, changed_at)),
+            ("UPDATE rules_game_version SET token = ? WHERE game_id = ?", (game_token, game_id)),
         ]
     )
 
@@ -268,6 +278,13 @@ def test_an_edit_in_another_process_is_seen_on_the_very_next_request_to_every_se
     finally:
         hidden_write(db, ids["fight"], *stored)
 
+    # Another game's page, cached by both servers, then changed by a hidden write.
+    other = editor("create", f"{slug}-other")
+    other_page = other["page"]
+    other_first = {server.name: server.get(other_page) for server in servers}
+    other_stored = db.execute([("SELECT title, body_html FROM rules_entry WHERE id = ?", (other["fight"],))])[0]
+    hidden_write(db, other["fight"], "Hidden", "<p>Hidden write.</p>")
+
     # Edit 1, in a third process: the entry's body, through Entry.save().
     editor("edit", ids["fight"], "body", "Roll two dice.")
     for server in servers:
@@ -279,6 +296,11 @@ def test_an_edit_in_another_process_is_seen_on_the_very_next_request_to_every_se
         assert revalidated.status == 200, (server.name, revalidated.status)
         assert revalidated.headers["ETag"] not in (None, old_etag)
         assert "Roll two dice." in revalidated.text
+        # The other game's page is still the one cached before the edit (narrower
+        # invalidation): the hidden write does not show.
+        kept = server.get(other_page)
+        assert kept.body == other_first[server.name].body, (server.name, "the other game's page was rendered again")
+    hidden_write(db, other["fight"], *other_stored)
 
     # Edit 2, in a third process again: the linked entry's title, which the linking
     # entry's JSON shows among its cross-references (and which moves the page).

@@ -133,6 +133,83 @@ def test_every_watched_table_keeps_its_triggers_after_all_migrations(db, table):
     assert wanted <= watching_triggers(table)
 
 
+@pytest.mark.parametrize(
+    "table", [*content_version.WATCHED_TABLES, *content_version.RELEASE_TABLES, *content_version.FAQ_TABLES]
+)
+def test_every_watched_table_changes_its_games_token_after_all_migrations(db, table):
+    wanted = {
+        statement.split()[2]
+        for statement in content_version.watch_games_sql(connection.vendor, [table])
+        if statement.startswith("CREATE TRIGGER")
+    }
+    assert len(wanted) == 3 and wanted <= watching_triggers(table)
+
+
+def game_urls(game, entry) -> list[str]:
+    """Every kind of page of one game (each keyed by that game's token)."""
+    return [
+        f"/en/games/{game.slug}/",
+        entry.get_absolute_url(),
+        f"/en/games/{game.slug}/errata/",
+        f"/en/games/{game.slug}/faq/",
+        f"/en/games/{game.slug}/rules/",
+        f"/en/games/{game.slug}/feeds/changes/",
+        f"/en/games/{game.slug}/feeds/errata/",
+    ]
+
+
+@pytest.fixture
+def other_game():
+    """A second game, with a page of each kind."""
+    game = make_game(slug="twilight", name="Twilight")
+    dusk = make_entry(game=game, title="Dusk", body="The sun sets.")
+    make_erratum(game=game, title="Dusk fix", corrected_text="It sets twice.", affects=[dusk])
+    make_question(game=game, question="Dark?", answer="Yes.", related_entries=[dusk])
+    return {"game": game, "dusk": dusk}
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        pytest.param(lambda w: setattr_save(w["fight"], body="Roll three dice."), id="entry save"),
+        pytest.param(lambda w: Entry.objects.filter(pk=w["fight"].pk).update(title="Fight!"), id="queryset update"),
+        pytest.param(lambda w: w["erratum"].affects.clear(), id="m2m change"),
+        pytest.param(lambda w: Question.objects.filter(pk=w["question"].pk).delete(), id="question delete"),
+        pytest.param(lambda w: setattr_save(w["game"], name="Blue Moon Legends"), id="game rename"),
+        pytest.param(lambda w: make_entry(game=w["game"], title="New", body="Fresh."), id="entry added"),
+    ],
+)
+def test_a_write_to_one_game_leaves_every_other_games_pages_cached(client, world, other_game, write):
+    """Narrower invalidation: the pages of the game written to are rendered again, the
+    other game's come from the cache (one query: the version), and lists across games
+    show the write."""
+    theirs = game_urls(other_game["game"], other_game["dusk"])
+    ours = game_urls(world["game"], world["fight"])
+    across = ["/en/", "/api/v1/entries/?page_size=50", "/en/feeds/changes/"]
+    before = {url: client.get(url) for url in theirs + ours + across}
+    assert all(response.status_code == 200 for response in before.values()), {
+        url: response.status_code for url, response in before.items()
+    }
+
+    write(world)
+
+    for url in theirs:
+        response, count = queries(client, url)
+        assert count == 1, f"{url}: another game's write emptied its cached page"
+        assert response.content == before[url].content, url
+    rendered = [url for url in ours + across if queries(client, url)[1] > 1]
+    assert rendered == ours + across, "every page of the game written to and every list across games is rendered again"
+
+
+def test_an_entry_moved_to_another_game_changes_both_games_pages(client, world, other_game):
+    theirs, ours = f"/en/games/{other_game['game'].slug}/", f"/en/games/{world['game'].slug}/"
+    assert "Boost" not in client.get(theirs).content.decode()
+    assert "Boost" in client.get(ours).content.decode()
+    Entry.objects.filter(pk=world["boost"].pk).update(game=other_game["game"])  # not even through save()
+    assert "Boost" in client.get(theirs).content.decode()
+    assert "Boost" not in client.get(ours).content.decode()
+
+
 def test_moderators_are_never_served_from_or_into_the_public_cache(client, world, django_user_model):
     fight, url = world["fight"], world["fight"].get_absolute_url()
     anonymous, _ = queries(client, url)

@@ -31,6 +31,16 @@ Decisions:
   ``tests/test_response_cache.py`` writes to every watched table to check.
 - **Not a model.** The table is made by migration 0005 and read with one plain
   ``SELECT``; Django's ``flush`` (between tests) does not know it, so never empties it.
+- **Per game too (narrower invalidation).** A second table, ``rules_game_version``, keeps a
+  token per game, changed by triggers of their own on the same tables: a write changes
+  the token of every game whose rows it wrote (both, when a row moves between games;
+  found through the parent row for link tables such as cross-references or a release's
+  changes). A game's pages (``/<lang>/games/<slug>/…``: nothing on them comes from
+  another game) are keyed by their game's token, so an edit to one game leaves every
+  other game's pages cached; everything that lists across games (the home page, the
+  API, feeds, search, sitemaps' index) is keyed by the site's token. Read in the same
+  single-row query as the site's version (``current(game=slug)``); a game without a row
+  (removed by hand) falls back to the site's token, never to a token that cannot change.
 - **Read where the content is read.** With read replicas (``rulesite.replicas``) a
   reader's request reads content from a replica; the version is read through the same
   router choice (``reading_alias``), so the version and the content of one response
@@ -44,6 +54,7 @@ from datetime import UTC, datetime
 from django.db import connections, router
 
 TABLE = "rules_content_version"
+GAME_TABLE = "rules_game_version"  # a token per game (migration 0026)
 
 WATCHED_TABLES = (
     "rules_game",
@@ -74,6 +85,14 @@ class Version:
     token: int
     changed_at: datetime
     vectors: int = 0  # the vectors' token: changes with every write of semantic search's vectors
+    game: int | None = None  # the token of the game asked for (``current(game=…)``), None without one
+
+    def tag(self, game: str | None = None, vectors: bool = False) -> str:
+        """What a cached response of this scope is valid for: the game's token for one
+        game's page (``game``: its slug), else the site's (also when the game has no
+        token); and the vectors' token for an answer that reads them."""
+        tag = f"g{self.game}" if game is not None and self.game is not None else f"c{self.token}"
+        return f"{tag}.{self.vectors}" if vectors else tag
 
 
 _EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
@@ -93,20 +112,29 @@ def reading_connection():
     return connections[reading_alias()]
 
 
-def current() -> Version:
+def current(game: str | None = None, using: str | None = None) -> Version:
     """The version now, as the database this request reads content from has it (one
-    indexed single-row read, no ORM)."""
-    with reading_connection().cursor() as cursor:
-        cursor.execute(f"SELECT token, changed_at, vectors_token FROM {TABLE} WHERE id = 1")  # noqa: S608
+    indexed single-row read, no ORM); with ``game`` (a slug), that game's token too, in
+    the same query. ``using``: another database alias (the primary's own version)."""
+    with (connections[using] if using else reading_connection()).cursor() as cursor:
+        if game is None:
+            cursor.execute(f"SELECT token, changed_at, vectors_token, NULL FROM {TABLE} WHERE id = 1")  # noqa: S608
+        else:
+            cursor.execute(
+                f"SELECT token, changed_at, vectors_token, (SELECT gv.token FROM {GAME_TABLE} gv "  # noqa: S608
+                "JOIN rules_game g ON g.id = gv.game_id WHERE g.slug = %s) "
+                f"FROM {TABLE} WHERE id = 1",
+                [game],
+            )
         row = cursor.fetchone()
     if row is None:  # a database whose row was removed by hand: still a valid version
         return Version(0, _EPOCH)
-    token, changed_at, vectors = row
+    token, changed_at, vectors, game_token = row
     if isinstance(changed_at, str):  # SQLite's CURRENT_TIMESTAMP: "YYYY-MM-DD HH:MM:SS", UTC
         changed_at = datetime.fromisoformat(changed_at)
     if changed_at.tzinfo is None:
         changed_at = changed_at.replace(tzinfo=UTC)
-    return Version(int(token), changed_at, int(vectors))
+    return Version(int(token), changed_at, int(vectors), None if game_token is None else int(game_token))
 
 
 def of_request(request) -> Version:
@@ -229,12 +257,16 @@ def unwatch_vectors_sql(vendor: str) -> list[str]:
 def watch_again(*tables: str):
     """A migration's ``RunPython`` function that watches ``tables``: new ones, or again
     (SQLite adds a column with a non-constant default by rebuilding the table, which
-    drops its triggers); any trigger already there is replaced, not doubled."""
+    drops its triggers); any trigger already there is replaced, not doubled. The games'
+    triggers too, once their table exists (migration 0026 on)."""
 
     def run(apps, schema_editor) -> None:
         vendor = schema_editor.connection.vendor
         run_sql(schema_editor, unwatch_sql(vendor, tables))
         run_sql(schema_editor, watch_sql(vendor, tables))
+        if GAME_TABLE in schema_editor.connection.introspection.table_names():
+            run_sql(schema_editor, unwatch_games_sql(vendor, tables))
+            run_sql(schema_editor, watch_games_sql(vendor, tables))
 
     return run
 
@@ -252,3 +284,88 @@ def unwatching(*tables: str):
 def run_sql(schema_editor, statements: list[str]) -> None:
     for statement in statements:
         schema_editor.execute(statement)
+
+
+# --- A token per game (migration 0026) -------------------------------------------------
+
+# How a written row of each watched table names its game (``{row}``: the row, NEW or OLD
+# in a SQLite trigger, the transition table's alias in PostgreSQL's).
+GAME_OF_ROW = {
+    "rules_game": "{row}.id",
+    "rules_source": "{row}.game_id",
+    "rules_entry": "{row}.game_id",
+    "rules_entryredirect": "{row}.game_id",
+    "rules_erratum": "{row}.game_id",
+    "rules_searchdocument": "{row}.game_id",
+    "faq_question": "{row}.game_id",
+    "rules_crossreference": "(SELECT e.game_id FROM rules_entry e WHERE e.id = {row}.entry_id)",
+    "rules_erratum_affects": "(SELECT x.game_id FROM rules_erratum x WHERE x.id = {row}.erratum_id)",
+    "faq_question_related_entries": "(SELECT q.game_id FROM faq_question q WHERE q.id = {row}.question_id)",
+    "rules_release": "(SELECT s.game_id FROM rules_source s WHERE s.id = {row}.source_id)",
+    "rules_releasechange": (
+        "(SELECT s.game_id FROM rules_release r JOIN rules_source s ON s.id = r.source_id "
+        "WHERE r.id = {row}.release_id)"
+    ),
+}
+_RANDOM = {"sqlite": "random()", "postgresql": "floor(random() * 9007199254740991)::bigint - 4503599627370495"}
+
+
+def create_game_table_sql(vendor: str) -> list[str]:
+    """The games' tokens, one row for every game there is."""
+    return [
+        f"CREATE TABLE {GAME_TABLE} (game_id integer PRIMARY KEY, token bigint NOT NULL)",
+        f"INSERT INTO {GAME_TABLE} (game_id, token) SELECT id, {_RANDOM[vendor]} FROM rules_game",
+    ]
+
+
+def _bump_games(vendor: str, select_games: str) -> str:
+    """An upsert giving every game ``select_games`` names (a query of ``game_id``) a new token."""
+    return (
+        f"INSERT INTO {GAME_TABLE} (game_id, token) SELECT game_id, {_RANDOM[vendor]} "
+        f"FROM (SELECT DISTINCT game_id FROM ({select_games}) AS written) AS changed "
+        "WHERE game_id IS NOT NULL ON CONFLICT (game_id) DO UPDATE SET token = excluded.token;"
+    )
+
+
+def watch_games_sql(vendor: str, tables) -> list[str]:
+    """Triggers that change the token of every game a write to ``tables`` touches: row
+    triggers on SQLite; on PostgreSQL statement triggers reading the statement's
+    transition tables (one function per table and operation: an INSERT has no old rows,
+    a DELETE no new ones), run after the content version's own trigger, so writers
+    still take the version row's lock first."""
+    statements = []
+    for table in tables:
+        game = GAME_OF_ROW[table]
+        for operation in ("INSERT", "UPDATE", "DELETE"):
+            rows = {"INSERT": ["NEW"], "UPDATE": ["NEW", "OLD"], "DELETE": ["OLD"]}[operation]
+            name = f"{table}_games_{operation.lower()}"
+            if vendor == "postgresql":
+                aliases = {"NEW": "new_rows", "OLD": "old_rows"}
+                select = " UNION ".join(
+                    f"SELECT {game.format(row='t')} AS game_id FROM {aliases[row]} t" for row in rows
+                )
+                referencing = " ".join(f"{row} TABLE AS {aliases[row]}" for row in rows)
+                statements += [
+                    f"CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$ "
+                    f"BEGIN {_bump_games(vendor, select)} RETURN NULL; END $$",
+                    f"CREATE TRIGGER {name} AFTER {operation} ON {table} REFERENCING {referencing} "
+                    f"FOR EACH STATEMENT EXECUTE FUNCTION {name}()",
+                ]
+            else:
+                select = " UNION ".join(f"SELECT {game.format(row=row)} AS game_id" for row in rows)
+                statements.append(
+                    f"CREATE TRIGGER {name} AFTER {operation} ON {table} BEGIN {_bump_games(vendor, select)} END"
+                )
+    return statements
+
+
+def unwatch_games_sql(vendor: str, tables) -> list[str]:
+    statements = []
+    for table in tables:
+        for operation in ("insert", "update", "delete"):
+            name = f"{table}_games_{operation}"
+            if vendor == "postgresql":
+                statements += [f"DROP TRIGGER IF EXISTS {name} ON {table}", f"DROP FUNCTION IF EXISTS {name}()"]
+            else:
+                statements.append(f"DROP TRIGGER IF EXISTS {name}")
+    return statements

@@ -274,6 +274,9 @@ RESPONSE_CACHE_EXCLUDED_PATHS = ["/admin/"]
 # (a search page's queries; an entry's languages, encodings and ?content=).
 RESPONSE_CACHE_MAX_BYTES = 1024 * 1024
 RESPONSE_CACHE_MAX_VARIANTS = int(os.environ.get("DJANGO_CACHE_MAX_VARIANTS", "200"))
+# With Redis: how long the copy of the content tokens beside the pages lives at most
+# (rulesite.shared_version): the bound for a write outside any unit of work.
+RESPONSE_CACHE_VERSION_SECONDS = 5
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

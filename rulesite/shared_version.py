@@ -1,0 +1,137 @@
+"""The content version kept beside the pages in Redis: a cache hit in one round trip.
+
+With the per-process cache, each request reads the content version from the database
+(``rules.content.version``) and then looks up its response: one query and one lookup.
+With Redis that is a database round trip and a Redis round trip for every hit, and the
+query waits for a core when the database is busy. So with Redis the response cache
+(``rulesite.response_cache``) asks Redis for three things in one pipelined round trip:
+
+- the tokens a response's scope is valid for, kept in one hash (``KEY``: the site's
+  token ``c``, the vectors' ``v``, a game's ``g:<slug>``, an empty value for a slug no
+  game has);
+- the generation (``GENERATION``), a counter that every unit of work moves;
+- the response, stored under a key without any token, tagged with the tokens it was
+  rendered under (``rules.content.version.Version.tag``): a hit is a tag equal to the
+  current tokens.
+
+Why it is never stale:
+
+- **The database stays the truth.** The hash is a copy, filled by readers from the
+  primary (never a replica, which may lag) when a field they need is missing, and
+  thrown away by every writer: when a unit of work commits (the derived-data pipeline's
+  ``finished``, then ``on_commit``), the writer increments the generation and deletes the
+  hash in one transaction (``forget``).
+- **A reader never writes back an old copy.** It reads the generation *before* it reads
+  the database, and fills the hash only if the generation is still that one
+  (``FILL``, a Lua script, atomic in Redis): a unit that committed in between moved the
+  generation, and the old tokens are dropped.
+- **Responses are tagged with the tokens read from the database** for that rendering,
+  not with the copy's: a replica that lags stores its page under its older tag, which
+  the current tokens never match.
+- **Bounded for the rest.** A write outside any unit of work (SQL by hand; the triggers
+  still move the database's tokens) and a writer whose ``forget`` failed (Redis
+  unreachable at that moment) are seen when the hash expires: it lives
+  ``RESPONSE_CACHE_VERSION_SECONDS`` (5 s), counted from its first field.
+
+Only with Django's ``RedisCache``: the per-process cache keeps reading the database
+(another process's writes could not reach a per-process copy), memcached too.
+"""
+
+from django.conf import settings
+from django.core.cache import caches
+from django.core.cache.backends.redis import RedisCache
+from django.db import transaction
+
+from rules.content.version import Version
+from rules.shared.cache_errors import CACHE_ERRORS, cache_down
+
+KEY = "content-tokens"
+GENERATION = "content-tokens:generation"
+NO_GAME = b""
+
+# KEYS: the hash, the generation; ARGV: the generation read before the database, the
+# hash's lifetime, then field and value pairs.
+FILL = """
+local generation = redis.call('GET', KEYS[2]) or ''
+if generation ~= ARGV[1] then return 0 end
+local fresh = redis.call('EXISTS', KEYS[1]) == 0
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+if fresh then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return 1
+"""
+
+
+class SharedVersion:
+    """The tokens' copy in one Redis cache (``cache``: a Django ``RedisCache``)."""
+
+    def __init__(self, cache: RedisCache, seconds: int):
+        self.cache = cache
+        self.seconds = seconds
+        self.key = cache.make_and_validate_key(KEY)
+        self.generation_key = cache.make_and_validate_key(GENERATION)
+        self._fill = None
+
+    @staticmethod
+    def usable(cache) -> bool:
+        return isinstance(cache, RedisCache)
+
+    def client(self):
+        return self.cache._cache.get_client(write=True)  # the first server: where writes go
+
+    def lookup(self, game: str | None, response_key: str) -> tuple[Version | None, bytes, object]:
+        """(the tokens as the copy has them, or None when a field is missing; the
+        generation; the stored response or None), in one round trip."""
+        fields = ["c", "v"] + ([f"g:{game}"] if game is not None else [])
+        pipeline = self.client().pipeline(transaction=False)
+        pipeline.hmget(self.key, fields)
+        pipeline.get(self.generation_key)
+        pipeline.get(self.cache.make_and_validate_key(response_key))
+        values, generation, stored = pipeline.execute()
+        if stored is not None:
+            stored = self.cache._cache._serializer.loads(stored)
+        if any(value is None for value in values):
+            return None, generation or b"", stored
+        game_token = None
+        if game is not None and values[2] != NO_GAME:
+            game_token = int(values[2])
+        return Version(int(values[0]), None, int(values[1]), game_token), generation or b"", stored
+
+    def fill(self, version: Version, game: str | None, generation: bytes) -> bool:
+        """Put the primary's ``version`` into the copy, unless a unit of work committed
+        since ``generation`` was read; whether it did."""
+        pairs = ["c", version.token, "v", version.vectors]
+        if game is not None:
+            pairs += [f"g:{game}", NO_GAME if version.game is None else version.game]
+        client = self.client()
+        if self._fill is None:
+            self._fill = client.register_script(FILL)
+        return bool(self._fill(keys=[self.key, self.generation_key], args=[generation, self.seconds, *pairs],
+                               client=client))  # fmt: skip
+
+    def forget(self) -> None:
+        """After a unit of work committed: every reader reads the database again."""
+        pipeline = self.client().pipeline(transaction=True)
+        pipeline.incr(self.generation_key)
+        pipeline.delete(self.key)
+        pipeline.execute()
+
+
+def configured() -> SharedVersion | None:
+    """The copy in the response cache's Redis, or None when the cache is not Redis."""
+    cache = caches[settings.RESPONSE_CACHE_ALIAS]
+    return SharedVersion(cache, settings.RESPONSE_CACHE_VERSION_SECONDS) if SharedVersion.usable(cache) else None
+
+
+def forget_after_commit(sender=None, **kwargs) -> None:
+    """The derived-data pipeline's ``finished`` receiver (``rulesite.apps``): once the unit
+    of work commits, the copy is thrown away (a rolled-back unit leaves it as it is)."""
+    shared = configured()
+    if shared is not None:
+        transaction.on_commit(lambda: _forget(shared))
+
+
+def _forget(shared: SharedVersion) -> None:
+    try:
+        shared.forget()
+    except CACHE_ERRORS as error:  # the copy expires by itself (module docs, "Bounded")
+        cache_down(error, "forgetting the content tokens")

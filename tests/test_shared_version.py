@@ -1,0 +1,119 @@
+"""With Redis, a cached response is answered in one round trip and no query, and is
+still never stale (rulesite/shared_version.py): a real ``redis-server`` per module
+(skipped with a reason without one, unless ``RULESITE_REQUIRE_REDIS=1``, as in CI)."""
+
+import time
+
+import pytest
+from django.core.cache import caches
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from rules.content import version as content_version
+from rules.content.models import Entry
+from rulesite import shared_version
+from tests.factories import make_entry, make_game
+from tests.services import redis_server
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    with redis_server(tmp_path_factory.mktemp("redis")) as server:
+        yield server.url
+
+
+@pytest.fixture
+def redis_cache(settings, redis_url):
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url}}
+    caches["default"].clear()
+    yield caches["default"]
+    caches["default"].clear()
+
+
+@pytest.fixture
+def games():
+    ours, theirs = make_game(slug="blue-moon", name="Blue Moon"), make_game(slug="twilight", name="Twilight")
+    return {
+        "fight": make_entry(game=ours, title="Fight", body="Roll the die."),
+        "dusk": make_entry(game=theirs, title="Dusk", body="The sun sets."),
+    }
+
+
+def get(client, url):
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(url)
+    assert response.status_code == 200, url
+    return response, len(captured)
+
+
+URLS = ["/en/", "/api/v1/entries/?page_size=50"]
+
+
+def test_a_cached_response_is_answered_without_a_query(client, redis_cache, games):
+    for url in [games["fight"].get_absolute_url(), *URLS]:
+        first, _ = get(client, url)
+        second, count = get(client, url)
+        assert count == 0, f"{url}: the tokens and the response come from Redis"
+        assert second.content == first.content
+
+
+def test_a_unit_of_work_that_commits_is_seen_by_the_next_request(
+    client, redis_cache, games, django_capture_on_commit_callbacks
+):
+    fight, dusk = games["fight"], games["dusk"]
+    for url in [fight.get_absolute_url(), dusk.get_absolute_url(), *URLS]:
+        get(client, url)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        fight.body = "Roll two dice."
+        fight.save()
+
+    page, _ = get(client, fight.get_absolute_url())
+    assert "Roll two dice." in page.content.decode()
+    assert "Roll two dice." in get(client, f"/api/v1/entries/{fight.pk}/")[0].content.decode()
+    # The other game's page: the database's tokens are read once again, the page is kept.
+    _, count = get(client, dusk.get_absolute_url())
+    assert count == 1
+    assert get(client, dusk.get_absolute_url())[1] == 0
+
+
+def test_a_reader_never_puts_back_tokens_a_commit_made_old(redis_cache, games):
+    """The reader read the generation, then the database; a unit committed in between: its
+    tokens are refused, so the copy cannot keep a version older than the database's."""
+    shared = shared_version.configured()
+    tokens, generation, _ = shared.lookup("blue-moon", "response:any")
+    assert tokens is None  # nothing in the copy yet
+    before = content_version.current("blue-moon")
+
+    Entry.objects.filter(pk=games["fight"].pk).update(title="Fight!")  # the commit...
+    shared.forget()  # ...and its writer throwing the copy away
+
+    assert not shared.fill(before, "blue-moon", generation)
+    assert shared.lookup("blue-moon", "response:any")[0] is None
+    # A reader that read the generation after the commit fills it.
+    _, generation, _ = shared.lookup("blue-moon", "response:any")
+    assert shared.fill(content_version.current("blue-moon"), "blue-moon", generation)
+    assert shared.lookup("blue-moon", "response:any")[0].tag("blue-moon") == content_version.current(
+        "blue-moon"
+    ).tag("blue-moon")
+
+
+def test_a_write_outside_any_unit_is_seen_once_the_copy_expires(client, redis_cache, games, settings):
+    settings.RESPONSE_CACHE_VERSION_SECONDS = 1
+    url = games["fight"].get_absolute_url()
+    get(client, url)  # fills the copy (for one second) and stores the page
+    Entry.objects.filter(pk=games["fight"].pk).update(body_html="<p>By hand.</p>")  # no unit, no forget()
+    deadline = time.monotonic() + 3
+    while "By hand." not in get(client, url)[0].content.decode():
+        assert time.monotonic() < deadline, "still the old page after the copy's lifetime"
+        time.sleep(0.1)
+
+
+def test_redis_down_still_answers_every_page(client, settings, games):
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:9/0"}
+    }
+    for url in [games["fight"].get_absolute_url(), *URLS]:
+        assert get(client, url)[0].status_code == 200
