@@ -205,7 +205,7 @@ def test_an_entry_moved_to_another_game_changes_both_games_pages(client, world, 
     theirs, ours = f"/en/games/{other_game['game'].slug}/", f"/en/games/{world['game'].slug}/"
     assert "Boost" not in client.get(theirs).content.decode()
     assert "Boost" in client.get(ours).content.decode()
-    Entry.objects.filter(pk=world["boost"].pk).update(game=other_game["game"])  # not even through save()
+    setattr_save(world["boost"], game=other_game["game"])
     assert "Boost" in client.get(theirs).content.decode()
     assert "Boost" not in client.get(ours).content.decode()
 

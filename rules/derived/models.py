@@ -13,6 +13,9 @@ public side, derived by the pipeline's last step (``rules.derived.public_changes
   cursor (the monotonic id).
 * ``FeedHorizon``: the last id ``manage.py prune_changes`` deleted, so a cursor older
   than what is kept is told so (410) rather than silently skipping changes.
+
+And what a game's page shows of each of its languages (``GameLanguage``, written by
+``rules.derived.game_pages``).
 """
 
 from django.db import models
@@ -95,3 +98,28 @@ class FeedHorizon(models.Model):
     @classmethod
     def current(cls) -> int:
         return cls.objects.filter(pk=1).values_list("pruned_through", flat=True).first() or 0
+
+
+class GameLanguage(models.Model):
+    """One language a game has published content in, as the game's pages show it: how much
+    (the counts, which order the languages are offered in) and the game page's lists of
+    entries, stored as HTML (``rules.derived.game_pages``)."""
+
+    game = models.ForeignKey("rules.Game", on_delete=models.CASCADE, related_name="languages_shown")
+    language = models.CharField(max_length=8)
+    entries = models.PositiveIntegerField(default=0)
+    errata = models.PositiveIntegerField(default=0)
+    questions = models.PositiveIntegerField(default=0)
+    glossary_html = models.TextField(blank=True)  # links in the language's own UI prefix
+    sections_html = models.TextField(blank=True)
+    fingerprint = models.CharField(max_length=32, blank=True)  # of the rows the lists were made from
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "language"], name="game_language_once")]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} {self.language}"
+
+    @property
+    def total(self) -> int:
+        return self.entries + self.errata + self.questions

@@ -14,7 +14,9 @@ in this order, each step reading what the steps before it wrote:
 3. **relations and navigation** (``rules.derived.relations``): what each entry of the game
    shows of other items, its place in reading order;
 4. **corrections** (``rules.derived.corrections``): entries' texts with their errata applied;
-5. **translation status** (``rules.derived.translation_status``);
+5. **translation status** (``rules.derived.translation_status``), and **game pages**
+   (``rules.derived.game_pages``): what a game's page shows of each language, its lists
+   of entries as HTML;
 6. **search index** (``rules.search.index``): the items written, or removed;
 7. **public changes** (``rules.derived.public_changes``): what an anonymous reader now sees
    of each item of the games touched, and a row of the public change feed for each item
@@ -40,7 +42,7 @@ from django.dispatch import Signal
 from ..content.journal import Change, Recorded
 from ..search import index as search_index
 from ..shared.bulk import noting_rows_written
-from . import corrections, public_changes, references, relations, rendering, translation_status
+from . import corrections, game_pages, public_changes, references, relations, rendering, translation_status
 
 # Sent after each run, with ``scope``: what tests and tools may watch.
 finished = Signal()
@@ -183,11 +185,12 @@ def _derive(scope: Scope) -> dict[str, int]:
     # 2. rendering
     for pair in sorted(scope.languages, key=_key):
         written["rendering"] += rendering.refresh(*pair, targets=targets[pair])
-    # 3–5. relations and navigation, corrections, translation status
+    # 3–5. relations and navigation, corrections, translation status, game pages
     for game in sorted(g for g in scope.games if g is not None):
         written["relations"] += relations.refresh(game)
         written["corrections"] += corrections.refresh(game)
         written["translation_status"] += translation_status.refresh(game)
+        written["game_pages"] += game_pages.refresh(game)
     # 6. search index
     for kind, ids in scope.unindex.items():
         search_index.remove_items(kind, sorted(ids))

@@ -1,6 +1,5 @@
 """Context shared by the public pages of rules and faq (one place, so they agree)."""
 
-from dataclasses import dataclass
 
 from django.conf import settings
 from django.shortcuts import get_object_or_404
@@ -10,9 +9,8 @@ from django.utils import translation
 from ..content.addresses import entry_url_template
 from ..content.models import Entry, Game, most_content_first
 from ..content.querysets import Status
-from ..shared.collation import letter_groups
+from ..derived.models import GameLanguage
 from ..shared.languages import native_name
-from ..shared.text import numbered_title
 
 
 def game_name(game) -> str:
@@ -57,11 +55,14 @@ def game_context(game_slug: str) -> dict:
     """What every page of a game needs: the game, and which language its content is in.
 
     The URL's language selects the content; when the game has nothing in that language
-    the page says so and shows the language that has the most.
+    the page says so and shows the language that has the most. The languages and how
+    much each has are stored (``rules.derived.game_pages``): two queries, whatever the
+    size of the game. ``shown`` is the stored row of the language shown, or None.
     """
     game = get_object_or_404(Game.objects.published(), slug=game_slug)
     ui_language = translation.get_language()
-    available = game.content_languages()
+    stored = {row.language: row for row in GameLanguage.objects.filter(game=game)}
+    available = most_content_first({language: row.total for language, row in stored.items()})
     content_language = game.content_language_for(ui_language, available) or ui_language
     return {
         "game": game,
@@ -69,56 +70,7 @@ def game_context(game_slug: str) -> dict:
         "content_language": content_language,
         "content_missing": content_language != ui_language,
         "other_content_languages": [(code, native_name(code)) for code in available if code != content_language],
-    }
-
-
-@dataclass(frozen=True)
-class EntryListItem:
-    """What a list of entries shows of one, without loading the entry (or its body)."""
-
-    pk: int
-    title: str
-    number: str
-    aliases: list
-    is_fragment: bool
-    parent_id: int | None
-    url: str
-
-    @property
-    def display_title(self) -> str:  # Entry.__str__
-        return numbered_title(self.number, self.title)
-
-
-def game_contents(game, language: str) -> dict:
-    """A game page's lists: the glossary A–Z by letter and the tree of rule sections.
-
-    The glossary is in the alphabetical order of its language, under the letters of
-    that language's index (``rules.shared.collation``: Polish Ł after L, German Ä under A).
-
-    One query of the few columns the lists show (no bodies, no model instances), and
-    one ``reverse()`` for every link: a glossary has hundreds of entries.
-    """
-    rows = (
-        Entry.objects.published()
-        .for_game(game)
-        .for_language(language)
-        .order_by("order", "pk")
-        .values_list("pk", "title", "number", "aliases", "is_fragment", "parent_id", "slug", "kind")
-    )
-    url = entry_url_template(game.slug)
-    glossary, sections = [], []
-    for *fields, slug, kind in rows:
-        item = EntryListItem(*fields, url=url.format(slug=slug))
-        (sections if kind == Entry.Kind.SECTION else glossary).append(item)
-    letters = letter_groups(glossary, language)
-    section_ids = {section.pk for section in sections}
-    by_parent: dict[int | None, list[EntryListItem]] = {}
-    for section in sections:  # in document order
-        parent_id = section.parent_id if section.parent_id in section_ids else None
-        by_parent.setdefault(parent_id, []).append(section)
-    return {
-        "letters": letters,
-        "section_tree": [(top, by_parent.get(top.pk, [])) for top in by_parent.get(None, [])],
+        "shown": stored.get(content_language),
     }
 
 

@@ -12,6 +12,7 @@ from ..content.models import Entry, EntryRedirect, Erratum, Game, Source
 from ..content.prepared import PreparedQuery
 from ..content.querysets import Status
 from ..content.releases import Release
+from ..derived import game_pages
 from ..search import Busy, QueryTooLong
 from ..search import search as search_service
 from ..shared.collation import sort_by_title
@@ -19,7 +20,7 @@ from ..shared.languages import CONTENT_LANGUAGES
 from . import parallel
 from .forms import SearchForm
 from .http import public_page
-from .page_context import entry_page_context, game_contents, game_context, game_name, reader_counts
+from .page_context import entry_page_context, game_context, game_name, reader_counts
 from .releases import AS_OF_PARAMETER, as_of_context, removed_page
 
 
@@ -45,16 +46,19 @@ def home(request):
 
 @public_page()
 def game_detail(request, game):
+    # The lists and counts were stored when the game was written (rules.derived.game_pages).
     context = game_context(game)
-    game, language = context["game"], context["content_language"]
+    game, language, shown = context["game"], context["content_language"], context["shown"]
+    ui_language = translation.get_language()
     context.update(
         {
-            **game_contents(game, language),
+            "glossary_html": game_pages.for_reader(shown.glossary_html if shown else "", language, ui_language),
+            "sections_html": game_pages.for_reader(shown.sections_html if shown else "", language, ui_language),
             "sources": Source.objects.filter(game=game, language=language)
             .annotate(entry_count=Count("entries", filter=Q(entries__status=Status.PUBLISHED)))
             .prefetch_related(Prefetch("releases", queryset=Release.objects.public())),
-            "errata_count": Erratum.objects.published().for_game(game).for_language(language).count(),
-            "faq_count": game.faq_questions.filter(status=Status.PUBLISHED, language=language).count(),
+            "errata_count": shown.errata if shown else 0,
+            "faq_count": shown.questions if shown else 0,
         }
     )
     return render(request, "rules/game_detail.html", context)

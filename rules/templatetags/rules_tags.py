@@ -1,9 +1,6 @@
-from html import escape
 
 from django import template
 from django.utils import translation
-from django.utils.safestring import mark_safe
-from django.utils.translation import gettext
 
 from rules.derived.rendering import for_ui_language
 from rules.shared.languages import native_name
@@ -28,26 +25,6 @@ def ui_links(html: str, content_language: str):
     """Stored HTML (``rules.derived.rendering``) with its entry links in the reader's UI language:
     {{ entry.body_html|ui_links:entry.language }}."""
     return for_ui_language(html or "", content_language, translation.get_language())
-
-
-@register.simple_tag
-def glossary_items(entries):
-    """The ``<li>`` of each entry of a glossary letter: link, aliases, "incomplete" badge.
-
-    Built in Python, every value escaped with the standard library's ``html.escape``
-    (quotes included: the same characters Django's ``escape`` replaces, the same
-    output): a glossary has hundreds of entries, and the template loop, then
-    ``format_html`` per entry, were most of the game page's time.
-    """
-    badge = f' <span class="badge" lang="{escape(translation.get_language())}">{escape(gettext("incomplete"))}</span>'
-    items = []
-    for entry in entries:
-        aliases = (
-            f' <span class="aliases">({escape(", ".join(map(str, entry.aliases)))})</span>' if entry.aliases else ""
-        )
-        marks = aliases + (badge if entry.is_fragment else "")
-        items.append(f'<li><a href="{escape(entry.url)}">{escape(entry.title)}</a>{marks}</li>')
-    return mark_safe("\n".join(items))  # noqa: S308 - every value above is escaped
 
 
 @register.simple_tag
