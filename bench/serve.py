@@ -103,10 +103,12 @@ WRK_TIMEOUT = 30
 PAGES = ("static", "entry", "game", "api-list", "api-search")
 STATIC_AGAIN = "static again"  # the static file measured again at the end of a run
 
-# Each page's req/s as a share of the static file's, in the same server run.
+# Each page's req/s as a share of the static file's, in the same server run (the
+# performance issue's targets: cached as fast as the static file, within 10 %, with the
+# per-process cache and with Redis; uncached a tenth of it, the entry page three).
 TARGETS = {
-    "on": {"entry": 0.5, "game": 0.3, "api-list": 0.3},
-    "off": {"entry": 0.1, "game": 0.02, "api-list": 0.03},
+    "on": {"entry": 0.9, "game": 0.9, "api-list": 0.9},
+    "off": {"entry": 0.3, "game": 0.1, "api-list": 0.1},
 }
 SEARCH_TARGET_MS = 200
 SEARCH_PROBES = 3  # fresh processes, each timing its first search

@@ -19,11 +19,14 @@ class FaqConfig(AppConfig):
             links=[Question.related_entries],
         )
         # And in the API's bulk data files, as /api/v1/faq/ lists them.
-        from rules.api import bulk
+        # And the list from each question's stored JSON (rules.api.stored).
+        from rules.api import bulk, stored
+        from rules.derived.models import FeedKind
 
         from .api.serializers import QuestionSerializer
         from .api.views import QuestionViewSet
 
+        stored.register(FeedKind.QUESTION, QuestionViewSet)
         bulk.register(
             "questions",
             lambda game, language: bulk.scoped(QuestionViewSet().get_queryset(), game, language),

@@ -30,7 +30,19 @@ class RulesConfig(AppConfig):
         # A booklet or sitemap showing what was just withdrawn is not served as last built.
         journal.on_flush(withdraw)
         connect_signals()  # a game's deletion takes its search documents' words along
-        from .api import bulk  # noqa: F401 - the API's bulk data files, a kind of built file
+        from .api import (
+            bulk,  # noqa: F401 - the API's bulk data files, a kind of built file
+            stored,
+            views,
+        )
+        from .derived.models import FeedKind
+
+        # Each public item's JSON is stored when it changes (rules.derived.stored_json),
+        # made by its list's viewset; faq registers its questions. Not sources: their
+        # signature does not cover the releases their JSON lists.
+        for kind, viewset in ((FeedKind.GAME, views.GameViewSet), (FeedKind.ENTRY, views.EntryViewSet),
+                              (FeedKind.ERRATUM, views.ErratumViewSet)):  # fmt: skip
+            stored.register(kind, viewset)
         # Stored HTML, relations and the rest of derived data missing or out of date (a new
         # RENDERER_VERSION, rows from before they were stored) once the schema is complete.
         post_migrate.connect(pipeline.refresh_after_migrate, sender=self)

@@ -2,6 +2,7 @@ from django.db.models import Prefetch
 from rest_framework.viewsets import ReadOnlyModelViewSet
 
 from faq.models import Question
+from rules.api.stored import StoredListMixin
 from rules.api.views import APIv1Settings, published_entries
 from rules.derived.models import FeedKind, PublicItem
 
@@ -9,9 +10,10 @@ from .filters import QuestionFilter
 from .serializers import QuestionSerializer
 
 
-class QuestionViewSet(APIv1Settings, ReadOnlyModelViewSet):
+class QuestionViewSet(StoredListMixin, APIv1Settings, ReadOnlyModelViewSet):
     """Published FAQ questions and their answers, looked up by id."""
 
+    stored_kind = FeedKind.QUESTION  # the list, from each question's stored JSON (rules.api.stored)
     serializer_class = QuestionSerializer
     filterset_class = QuestionFilter
 

@@ -9,7 +9,7 @@ from django.db.models import Case, Count, Prefetch, Q, Subquery, Value, When
 from django.http import Http404, JsonResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.permissions import AllowAny
-from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
+from rest_framework.renderers import BrowsableAPIRenderer
 from rest_framework.viewsets import ReadOnlyModelViewSet
 
 from rules.content.models import Entry, Erratum, Game, Source
@@ -22,6 +22,7 @@ from rules.shared.markdown import render_markdown
 from . import filters, serializers
 from .pagination import ListPagination, PageNumberPagination
 from .previews import EntryPreviewActions
+from .stored import StoredJSONRenderer, StoredListMixin
 from .throttling import APIRateThrottle
 
 
@@ -36,7 +37,7 @@ class APIv1Settings:
     """
 
     permission_classes = [AllowAny]
-    renderer_classes = [JSONRenderer, BrowsableAPIRenderer]
+    renderer_classes = [StoredJSONRenderer, BrowsableAPIRenderer]  # JSON's, joining stored items (stored)
     pagination_class = ListPagination
     filter_backends = [filters.FilterBackend]
     throttle_classes = [APIRateThrottle]  # fair use (rules.api.throttling)
@@ -64,9 +65,18 @@ def published_entries():
     return Entry.objects.published().select_related("game").order_by("order", "title", "pk")
 
 
-class GameViewSet(APIv1Settings, ReadOnlyModelViewSet):
+class GameViewSet(StoredListMixin, APIv1Settings, ReadOnlyModelViewSet):
     """Games, looked up by their slug (stable, and what every other resource names)."""
 
+    stored_kind = FeedKind.GAME  # the list, from each game's stored JSON (rules.api.stored)
+
+    def get_listed_queryset(self):
+        # Without the entry counts: they are in each game's stored JSON.
+        return (
+            Game.objects.published()
+            .annotate(public_updated_at=PublicItem.changed_at_of(FeedKind.GAME))
+            .order_by("name", "pk")
+        )
     serializer_class = serializers.GameSerializer
     filterset_class = filters.GameFilter
     lookup_field = "slug"
@@ -136,7 +146,7 @@ class ReleaseViewSet(APIv1Settings, ReadOnlyModelViewSet):
         )
 
 
-class EntryViewSet(EntryPreviewActions, APIv1Settings, ReadOnlyModelViewSet):
+class EntryViewSet(StoredListMixin, EntryPreviewActions, APIv1Settings, ReadOnlyModelViewSet):
     """Glossary entries and rule sections, looked up by id.
 
     Ids, not slugs: a slug is unique only per game and language, so a slug URL would
@@ -147,6 +157,15 @@ class EntryViewSet(EntryPreviewActions, APIv1Settings, ReadOnlyModelViewSet):
     serializer_class = serializers.EntrySerializer
     filterset_class = filters.EntryFilter
     query_params = {**EntryPreviewActions.query_params, "retrieve": ("as_of",)}
+    stored_kind = FeedKind.ENTRY
+
+    def stored_list_applies(self, request) -> bool:
+        # By number or slug a list finds removed rules too, with their removal: serialized.
+        return super().stored_list_applies(request) and not self.asks_for_removed(request)
+
+    @staticmethod
+    def asks_for_removed(request) -> bool:
+        return request is not None and any(name in request.query_params for name in ("number", "slug"))
 
     @extend_schema(
         parameters=[
@@ -181,14 +200,25 @@ class EntryViewSet(EntryPreviewActions, APIv1Settings, ReadOnlyModelViewSet):
         response.data["as_of"] = release.version
         return response
 
+    def get_listed_queryset(self):
+        return (
+            Entry.objects.published()
+            .annotate(public_updated_at=PublicItem.changed_at_of(FeedKind.ENTRY))
+            .order_by(*self.LIST_ORDER)
+        )
+
+    # By game (in the order games were added), language, order and title: the columns of
+    # the index entry_published_in_order, so a page of a large game is an index range
+    # scan, not a sort of every published entry by game name.
+    LIST_ORDER = ("game_id", "language", "order", "title", "pk")
+
     def get_queryset(self):
         # Plain rows of the columns the JSON shows, game and source joined in; all it
         # shows of other items is stored with each entry (Entry.relations): one query for
         # a page of any size, and no model instance per entry.
         entries = Entry.objects.published()
         removed = {}
-        request = getattr(self, "request", None)  # none when the bulk files use this queryset
-        asked = request is not None and any(name in request.query_params for name in ("number", "slug"))
+        asked = self.asks_for_removed(getattr(self, "request", None))  # no request: the bulk files
         if getattr(self, "action", None) == "retrieve" or asked:
             # A rule a release removed is found by its id, old number and address, with the
             # release that removed it (removed_in): an old citation learns it is gone.
@@ -205,16 +235,14 @@ class EntryViewSet(EntryPreviewActions, APIv1Settings, ReadOnlyModelViewSet):
         return (
             entries.annotate(public_updated_at=PublicItem.changed_at_of(FeedKind.ENTRY), **removed)
             .values(*ENTRY_JSON_FIELDS, "public_updated_at", *removed)
-            # By game (in the order games were added), language, order and title: the
-            # columns of the index entry_published_in_order, so a page of a large game is
-            # an index range scan, not a sort of every published entry by game name.
-            .order_by("game_id", "language", "order", "title", "pk")
+            .order_by(*self.LIST_ORDER)
         )
 
 
-class ErratumViewSet(APIv1Settings, ReadOnlyModelViewSet):
+class ErratumViewSet(StoredListMixin, APIv1Settings, ReadOnlyModelViewSet):
     """Errata, looked up by id (their slugs, too, are unique only per game and language)."""
 
+    stored_kind = FeedKind.ERRATUM
     serializer_class = serializers.ErratumSerializer
     filterset_class = filters.ErratumFilter
 

@@ -43,6 +43,9 @@ class PublicItem(models.Model):
     # the derived columns' fingerprints, what it embeds of other items).
     signature = models.CharField(max_length=32)
     changed_at = models.DateTimeField(db_default=Now())  # the database's clock, as the journal's
+    # The item's JSON as its list endpoint shows it, URLs under the placeholder address
+    # (rules.derived.stored_json); null where none is stored (read through the serializer).
+    body = models.TextField(null=True, editable=False)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["kind", "object_id"], name="public_item_once")]
@@ -58,6 +61,11 @@ class PublicItem(models.Model):
         (rows written around the pipeline). One index lookup per item."""
         changed = cls.objects.filter(kind=kind, object_id=OuterRef("pk")).values("changed_at")[:1]
         return Coalesce(Subquery(changed), "updated_at")
+
+    @classmethod
+    def body_of(cls, kind: str):
+        """For a queryset of ``kind``'s items: each one's stored JSON, or null."""
+        return Subquery(cls.objects.filter(kind=kind, object_id=OuterRef("pk")).values("body")[:1])
 
 
 class PublicChange(models.Model):

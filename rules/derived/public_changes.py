@@ -34,6 +34,7 @@ from django.db.models.functions import Now
 from ..content.querysets import Status
 from ..content.version import lock_for_writing
 from ..shared.bulk import insert_rows, update_rows
+from . import stored_json
 from .models import FeedHorizon, FeedKind, PublicChange, PublicItem
 
 # Created and updated rows in this order of kinds (a game before what is in it), deleted
@@ -163,14 +164,18 @@ def refresh(game_ids: Iterable[int], items: dict[str, set[int]] | None = None, w
         return 0
     live = live_items(game_ids, items, whole)
     if items is None:
-        stored = {(item.kind, item.object_id): item for item in PublicItem.objects.filter(game_id__in=game_ids)}
+        stored = {
+            (item.kind, item.object_id): item for item in PublicItem.objects.filter(game_id__in=game_ids).defer("body")
+        }
     else:
         games_and_wholes = Q(kind=FeedKind.GAME, object_id__in=game_ids) | Q(game_id__in=whole)
-        stored = {(item.kind, item.object_id): item for item in PublicItem.objects.filter(games_and_wholes)}
+        known = PublicItem.objects.filter(games_and_wholes).defer("body")
+        stored = {(item.kind, item.object_id): item for item in known}
         for kind, ids in items.items():
             ids = sorted(ids)
             for start in range(0, len(ids), CHUNK):
-                for item in PublicItem.objects.filter(kind=kind, object_id__in=ids[start : start + CHUNK]):
+                chunk = PublicItem.objects.filter(kind=kind, object_id__in=ids[start : start + CHUNK])
+                for item in chunk.defer("body"):
                     stored[(item.kind, item.object_id)] = item
     # An item moved here from a game outside this unit's scope: its row is elsewhere.
     missing = defaultdict(list)
@@ -178,7 +183,7 @@ def refresh(game_ids: Iterable[int], items: dict[str, set[int]] | None = None, w
         missing[kind].append(pk)
     for kind, ids in missing.items():
         for start in range(0, len(ids), CHUNK):
-            for item in PublicItem.objects.filter(kind=kind, object_id__in=ids[start : start + CHUNK]):
+            for item in PublicItem.objects.filter(kind=kind, object_id__in=ids[start : start + CHUNK]).defer("body"):
                 stored[(item.kind, item.object_id)] = item
 
     created, updated, deleted = [], [], []
@@ -200,8 +205,17 @@ def refresh(game_ids: Iterable[int], items: dict[str, set[int]] | None = None, w
         else _row(key, PublicChange.Action.DELETED, before)
         for key, before in deleted
     ]
-    if not feed:
-        return 0
+    if feed:
+        _write(feed, created, updated, deleted)
+    # Each item's JSON, where its signature changed (stored_json); in the games signed
+    # whole, also where none was stored yet (rows from before bodies were stored).
+    keys = [key for key, _now in created] + [key for key, _before, _now in updated]
+    keys += stored_json.missing(game_ids if items is None else whole)
+    stored_json.refresh(keys)
+    return len(feed)
+
+
+def _write(feed: list, created: list, updated: list, deleted: list) -> None:
     # Ids in commit order: a reader who saw id n must never later find a smaller id
     # committed. Every content writer holds the version row's lock from its first write
     # to its commit (PostgreSQL; SQLite has one writer at a time): taking it before the
@@ -220,7 +234,6 @@ def refresh(game_ids: Iterable[int], items: dict[str, set[int]] | None = None, w
     gone = [before.pk for _, before in deleted]
     for start in range(0, len(gone), CHUNK):
         PublicItem.objects.filter(pk__in=gone[start : start + CHUNK]).delete()
-    return len(feed)
 
 
 def embedding(entry_ids: Iterable[int]) -> dict[str, set[int]]:

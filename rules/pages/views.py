@@ -1,7 +1,7 @@
 """Public pages. Thin: look up through published() querysets, build a context, render."""
 
 from django.core.paginator import Paginator
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Prefetch
 from django.http import Http404, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
@@ -54,9 +54,10 @@ def game_detail(request, game):
         {
             "glossary_html": game_pages.for_reader(shown.glossary_html if shown else "", language, ui_language),
             "sections_html": game_pages.for_reader(shown.sections_html if shown else "", language, ui_language),
-            "sources": Source.objects.filter(game=game, language=language)
-            .annotate(entry_count=Count("entries", filter=Q(entries__status=Status.PUBLISHED)))
-            .prefetch_related(Prefetch("releases", queryset=Release.objects.public())),
+            # Read here, not stored: announcing an upcoming release changes no item.
+            "sources": Source.objects.filter(game=game, language=language).prefetch_related(
+                Prefetch("releases", queryset=Release.objects.public())
+            ),
             "errata_count": shown.errata if shown else 0,
             "faq_count": shown.questions if shown else 0,
         }

@@ -47,17 +47,14 @@ def populate(n: int) -> None:
 # The queries of one page, whatever its length; each starts with the content version
 # (rulesite.response_cache), read before the cache is asked:
 QUERIES = {
-    # version, count, page (with game and source joined; everything an entry shows of
-    # other items is stored with it: rules.derived.relations)
+    # Games, entries, errata and FAQ questions: version, count, the page's ids with each
+    # item's JSON as stored when it last changed (rules.api.stored)
     "/api/v1/entries/?language=en&kind=glossary&page_size=100": 3,
-    # version, count, page (with entry counts), content languages
-    "/api/v1/games/?page_size=100": 4,
+    "/api/v1/games/?page_size=100": 3,
     # version, count, page (with game), releases
     "/api/v1/sources/?page_size=100": 4,
-    # version, count, page (with game and source), affected entries
-    "/api/v1/errata/?page_size=100": 4,
-    # version, count, page (with game and source), related entries
-    "/api/v1/faq/?page_size=100": 4,
+    "/api/v1/errata/?page_size=100": 3,
+    "/api/v1/faq/?page_size=100": 3,
 }
 
 

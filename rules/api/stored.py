@@ -1,0 +1,138 @@
+"""API lists assembled from each item's stored JSON (``rules.derived.stored_json``).
+
+A list endpoint (games, entries, errata, FAQ questions) filters and pages exactly as
+before, but its query reads only the ids and the order's columns; the page's items are
+the JSON bodies the pipeline stored when each one last changed, with the reader's
+address put in, joined into the response by ``StoredJSONRenderer`` without parsing or
+serializing them again. An item without a stored body is serialized as before.
+
+- **Made by the list's own serializer** (``maker``: the viewset's queryset and
+  serializer, with a request whose address is the placeholder), rendered by the same
+  JSON renderer, so a stored list is byte for byte the list the serializer would give
+  (``tests/api/test_stored_json.py`` checks every kind after every kind of write).
+- **Indented JSON and the browsable API** get the same items, parsed from the stored
+  bodies (``StoredResults`` is a list of them to anything but the compact renderer).
+- **Only plain lists**: a list that asks for a rule by ``number`` or ``slug`` (which
+  finds removed rules too, with their removal) is serialized per request.
+"""
+
+import json
+
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+
+from rules.builds.site import SiteRequest
+from rules.derived import stored_json
+from rules.derived.models import PublicItem
+
+
+class PlaceholderRequest(SiteRequest):
+    """A reader's request whose every absolute URL starts with the placeholder address."""
+
+    def build_absolute_uri(self, location=None):
+        return stored_json.PLACEHOLDER + (self.path if location is None else location)
+
+
+def maker(viewset_class):
+    """A ``stored_json`` maker: (ids) → {id: JSON}, as ``viewset_class``'s list shows them."""
+
+    def make(ids: list[int]) -> dict[int, str]:
+        view = viewset_class()
+        view.action, view.format_kwarg = "list", None
+        view.request = Request(PlaceholderRequest("/api/v1/"))
+        return rendered(view, ids)
+
+    return make
+
+
+def rendered(view, ids: list[int]) -> dict[int, str]:
+    """{id: JSON} of the items ``ids`` as ``view``'s list serializes and renders them."""
+    rows = list(view.get_queryset().filter(pk__in=ids))
+    data = view.get_serializer(rows, many=True).data
+    renderer = StoredJSONRenderer()
+    keys = [row["id"] if isinstance(row, dict) else row.pk for row in rows]  # games show no id
+    return {pk: renderer.render(item).decode() for item, pk in zip(data, keys, strict=True)}
+
+
+def register(kind: str, viewset_class) -> None:
+    stored_json.register(kind, maker(viewset_class))
+
+
+class StoredResults(list):
+    """A page's items as stored JSON texts, in order: joined as they are by the compact
+    renderer, parsed for anything else (indent, the browsable API, tests reading data)."""
+
+    def __init__(self, texts: list[str]):
+        super().__init__()  # the items are parsed when first asked for
+        self.texts = texts
+        self._parsed = None
+
+    def _items(self) -> list:
+        if self._parsed is None:
+            self._parsed = [json.loads(text) for text in self.texts]
+        return self._parsed
+
+    def __iter__(self):
+        return iter(self._items())
+
+    def __len__(self):
+        return len(self.texts)
+
+    def __getitem__(self, index):
+        return self._items()[index]
+
+    def __bool__(self):
+        return bool(self.texts)
+
+
+class StoredJSONRenderer(JSONRenderer):
+    """Django REST Framework's JSON renderer, which joins a page of stored items as they
+    are when it renders compact JSON (the API's default)."""
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        results = data.get("results") if isinstance(data, dict) else None
+        if not isinstance(results, StoredResults):
+            return super().render(data, accepted_media_type, renderer_context)
+        if self.get_indent(accepted_media_type or "", renderer_context or {}):
+            return super().render({**data, "results": list(results)}, accepted_media_type, renderer_context)
+        head = super().render({name: value for name, value in data.items() if name != "results"})
+        items = ",".join(results.texts).encode()
+        return head[:-1] + (b',"results":[' if len(head) > 2 else b'"results":[') + items + b"]}"
+
+
+def results(ids: list[int], stored: dict[int, str], request, serialize) -> StoredResults:
+    """The items ``ids`` as their stored JSON (``stored``) with this request's address;
+    ``serialize(ids)`` gives the JSON texts of those with none stored."""
+    missing = [pk for pk in ids if pk not in stored]
+    if missing:
+        stored = {**stored, **serialize(missing)}
+    base = json.dumps(request.build_absolute_uri("/")[:-1], ensure_ascii=False)[1:-1]
+    return StoredResults([stored_json.with_base(stored[pk], base) for pk in ids if pk in stored])
+
+
+class StoredListMixin:
+    """A list endpoint that answers from stored JSON (``stored_kind``, a ``FeedKind``)."""
+
+    stored_kind: str
+
+    def stored_list_applies(self, request) -> bool:
+        return self.stored_kind in stored_json.stored_kinds()
+
+    def get_listed_queryset(self):
+        """The items the list shows, in its order, with ``public_updated_at`` (the cursor's
+        order): what the list's queryset filters and orders, without what only its
+        serializer reads (joins, counts, prefetches)."""
+        return self.get_queryset()
+
+    def list(self, request, *args, **kwargs):
+        if not self.stored_list_applies(request):
+            return super().list(request, *args, **kwargs)
+        # The page's ids, the order's columns and each item's stored JSON, in one query.
+        listed = self.filter_queryset(self.get_listed_queryset())
+        queryset = listed.annotate(stored_body=PublicItem.body_of(self.stored_kind))
+        page = self.paginate_queryset(queryset.values("id", "public_updated_at", "stored_body"))
+        if page is None:  # every list pages; a viewset without pagination is served as before
+            return super().list(request, *args, **kwargs)
+        ids = [row["id"] for row in page]
+        stored = {row["id"]: row["stored_body"] for row in page if row["stored_body"] is not None}
+        return self.get_paginated_response(results(ids, stored, request, lambda missing: rendered(self, missing)))
