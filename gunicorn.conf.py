@@ -5,8 +5,10 @@ the repository root uses this file; elsewhere pass ``-c /path/to/gunicorn.conf.p
 Command-line options override it (the tests and benchmarks bind their own ports).
 
 Environment: ``WEB_CONCURRENCY`` (worker processes, 2), ``GUNICORN_THREADS`` (threads
-per worker, 16), ``GUNICORN_BIND`` (comma separated addresses) else ``PORT`` (then
-``0.0.0.0:$PORT``) else ``127.0.0.1:8000``, ``GUNICORN_ACCESS_LOG`` (a path, ``-`` for
+per worker, 16), ``GUNICORN_WORKER_CLASS`` (``gthread``, the default, or ``sync``: one
+request per worker at a time, for measuring; the manual's operations page, "Workers"),
+``GUNICORN_BIND`` (comma separated addresses) else ``PORT`` (then ``0.0.0.0:$PORT``)
+else ``127.0.0.1:8000``, ``GUNICORN_ACCESS_LOG`` (a path, ``-`` for
 stdout, the default, or empty for none).
 
 Written against gunicorn 27 (pyproject.toml's lower bound); tests/test_slow_clients.py
@@ -50,7 +52,15 @@ bind = _bind()
 # before readers queue behind them: 2 x 16 = 32 at once on the default server.
 # A deliberate flood of more slow connections than that is what a buffering proxy in
 # front is for (README, "Reliability").
-worker_class = "gthread"
+def _worker_class() -> str:
+    # gthread (the default) or sync; anything else stops the server at start, named.
+    value = os.environ.get("GUNICORN_WORKER_CLASS", "").strip() or "gthread"
+    if value not in ("gthread", "sync"):
+        raise ValueError(f"GUNICORN_WORKER_CLASS must be gthread or sync, not {value!r}")
+    return value
+
+
+worker_class = _worker_class()
 # One process per core: each has its own GIL, so two use both cores of the 2-core
 # machine; more processes would only add memory and cold per-process caches.
 workers = _positive("WEB_CONCURRENCY", 2)
@@ -58,7 +68,8 @@ workers = _positive("WEB_CONCURRENCY", 2)
 # What bounds them is the database: each thread that serves a request keeps its own
 # connection (CONN_MAX_AGE), so 2 x 16 = 32 connections at most, well under
 # PostgreSQL's default max_connections of 100 with room for imports and workers.
-threads = _positive("GUNICORN_THREADS", 16)
+# gunicorn turns a sync worker with threads into a gthread one: sync has one.
+threads = 1 if worker_class == "sync" else _positive("GUNICORN_THREADS", 16)
 # Connections a worker holds at once, threads' and idle keep-alive ones (gunicorn's
 # default); beyond it a worker stops accepting and the other takes the connection.
 worker_connections = 1000
