@@ -7,8 +7,8 @@ query waits for a core when the database is busy. So with Redis the response cac
 (``rulesite.response_cache``) asks Redis for three things in one pipelined round trip:
 
 - the tokens a response's scope is valid for, kept in one hash (``KEY``: the site's
-  token ``c``, the vectors' ``v``, a game's ``g:<slug>``, an empty value for a slug no
-  game has);
+  token ``c``, the vectors' ``v``, a game's ``g:<slug>``; only games there are: a slug
+  no game has is never kept, so the hash holds at most one field per game);
 - the generation (``GENERATION``), a counter that every unit of work moves;
 - the response, stored under a key without any token, tagged with the tokens it was
   rendered under (``rules.content.version.Version.tag``): a hit is a tag equal to the
@@ -47,7 +47,6 @@ from rules.shared.cache_errors import CACHE_ERRORS, cache_down
 
 KEY = "content-tokens"
 GENERATION = "content-tokens:generation"
-NO_GAME = b""
 
 # KEYS: the hash, the generation; ARGV: the generation read before the database, the
 # hash's lifetime, then field and value pairs.
@@ -91,17 +90,17 @@ class SharedVersion:
             stored = self.cache._cache._serializer.loads(stored)
         if any(value is None for value in values):
             return None, generation or b"", stored
-        game_token = None
-        if game is not None and values[2] != NO_GAME:
-            game_token = int(values[2])
+        game_token = int(values[2]) if game is not None else None
         return Version(int(values[0]), None, int(values[1]), game_token), generation or b"", stored
 
     def fill(self, version: Version, game: str | None, generation: bytes) -> bool:
         """Put the primary's ``version`` into the copy, unless a unit of work committed
         since ``generation`` was read; whether it did."""
         pairs = ["c", version.token, "v", version.vectors]
-        if game is not None:
-            pairs += [f"g:{game}", NO_GAME if version.game is None else version.game]
+        if game is not None and version.game is not None:
+            # Only a game there is: a slug a client made up (a 404, rendered anyway) is not
+            # kept, so no client can grow the copy with fields of its own choosing.
+            pairs += [f"g:{game}", version.game]
         client = self.client()
         if self._fill is None:
             self._fill = client.register_script(FILL)

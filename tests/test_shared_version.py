@@ -117,3 +117,16 @@ def test_redis_down_still_answers_every_page(client, settings, games):
     }
     for url in [games["fight"].get_absolute_url(), *URLS]:
         assert get(client, url)[0].status_code == 200
+
+
+def test_made_up_game_addresses_never_grow_the_copy(client, redis_cache, games):
+    """A 404 for a slug no game has reads the database each time rather than keeping a
+    field for it: a client cannot fill Redis with slugs of its choosing."""
+    import redis as redis_py
+
+    client.get(games["fight"].get_absolute_url())
+    for n in range(20):
+        assert client.get(f"/en/games/no-such-game-{n}/").status_code == 404
+    raw = redis_py.Redis.from_url(redis_cache._cache._servers[0])
+    fields = raw.hkeys(shared_version.configured().key)
+    assert sorted(fields) == [b"c", b"g:blue-moon", b"v"]
