@@ -50,13 +50,12 @@ import zlib
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.dummy import DummyCache
-from django.db import router
+from django.db import DEFAULT_DB_ALIAS
 from django.http import HttpResponse
 from django.utils.cache import has_vary_header, patch_cache_control, set_response_etag
 from django.utils.http import http_date
 
 from rules.content import version as content_version
-from rules.content.models import Entry
 from rules.shared.cache_errors import CACHE_ERRORS, cache_down
 
 from . import cache_key
@@ -174,11 +173,12 @@ class PublicResponseCacheMiddleware:
 
     @staticmethod
     def primary_version(version, game: str | None):
-        """The version to put into the shared copy: the primary's (a replica may lag)."""
-        primary = router.db_for_write(Entry)
-        if content_version.reading_alias() == primary:
+        """The version to put into the shared copy: the primary's (a replica may lag).
+        Named, not asked of the router: its ``db_for_write`` would move the rest of the
+        request to the primary (``rulesite.replicas``)."""
+        if content_version.reading_alias() == DEFAULT_DB_ALIAS:
             return version
-        return content_version.current(game, using=primary)
+        return content_version.current(game, using=DEFAULT_DB_ALIAS)
 
     def may_store(self, request, token: str) -> bool:
         """Whether one more variant of this path may be stored: up to

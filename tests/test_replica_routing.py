@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from django.contrib.sessions.models import Session
-from django.db import router
+from django.db import connections, router
 from django.http import HttpResponse
 from django.test import RequestFactory
 
@@ -104,3 +104,35 @@ def test_no_read_path_module_picks_the_primary_itself():
             if uses.search(line):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert offenders == []
+
+
+def test_the_shared_copy_of_the_version_comes_from_the_primary_and_leaves_the_request_on_its_replica(
+    replicas, db
+):
+    """With Redis the response cache fills its copy of the content tokens from the primary
+    (rulesite.shared_version): asking the router where writes go would have moved the rest
+    of the request to the primary, and made it take the replica's version for the primary's."""
+    from rulesite.response_cache import PublicResponseCacheMiddleware
+
+    found = {}
+
+    def view(request):
+        replica = router.db_for_read(Entry)
+        as_the_replica_has_it = content_version.Version(1, None)  # (no second database here)
+        queries = []
+
+        def count(execute, sql, *args):
+            queries.append(sql)
+            return execute(sql, *args)
+
+        with connections["default"].execute_wrapper(count):
+            primary = PublicResponseCacheMiddleware.primary_version(as_the_replica_has_it, None)
+        found.update(replica=replica, after=router.db_for_read(Entry), queries=len(queries), primary=primary)
+        return HttpResponse("ok")
+
+    request = RequestFactory().get("/en/games/")
+    request.session = {}
+    ReplicaMiddleware(view)(request)
+    assert found["replica"] in ("replica1", "replica2")
+    assert found["after"] == found["replica"], "the request was moved to the primary"
+    assert found["queries"] == 1 and found["primary"] == content_version.current(), "not the primary's version"
