@@ -32,8 +32,12 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture
-def production_server(tmp_path):
+@pytest.fixture(scope="module")
+def production_server(tmp_path_factory):
+    """One production server for the module's tests (collecting the static files,
+    migrating and starting gunicorn take seconds); they only read, but for one lookup's
+    own game."""
+    tmp_path = tmp_path_factory.mktemp("deploy")
     env = {
         **_clean_environ(),
         "DJANGO_SETTINGS_MODULE": "rulesite.settings.base",

@@ -4,6 +4,7 @@ from http import HTTPStatus
 
 import pytest
 
+from rules.content.journal import unit_of_work
 from rules.content.models import Entry, Source
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
 
@@ -48,7 +49,13 @@ def world(db):
     ``du`` ("Du und Dein") is in a section, cites a source, links an entry by see-also
     and by [[link]] (and one label of each kind is wanted), is linked from another
     entry, has an English translation, and is touched by an erratum and a FAQ question.
+    Written in one unit of work: the pipeline derives everything once, as an import does.
     """
+    with unit_of_work():
+        return _world()
+
+
+def _world() -> dict:
     game = make_game(
         slug="marvel-champions",
         name="Marvel Champions",
