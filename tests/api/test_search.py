@@ -14,6 +14,7 @@ from urllib.parse import quote
 import pytest
 import yaml
 
+from rules.content.journal import unit_of_work
 from rules.content.querysets import Status
 from rules.search import MAX_RESULTS, TYPES
 from tests.factories import make_entry, make_erratum, make_game, make_many_entries, make_question
@@ -42,7 +43,13 @@ def found(client, url) -> set[tuple[str, int]]:
 @pytest.fixture
 def corpus(db):
     """One game with an entry, an erratum and a question about "quixotic" in English,
-    the entry in German, the word in another game, and a draft that must never show."""
+    the entry in German, the word in another game, and a draft that must never show.
+    Written in one unit of work: the pipeline derives and indexes once, as an import does."""
+    with unit_of_work():
+        return _corpus()
+
+
+def _corpus() -> dict:
     game = make_game(slug="zephyr-quest", name="Zephyr Quest")
     other = make_game(slug="other-quest", name="Other Quest")
     entry = make_entry(
@@ -562,13 +569,12 @@ MAX_QUERIES = 10
 def test_a_page_of_hits_does_not_cost_a_query_per_hit(
     client, db, django_assert_max_num_queries, kind, size
 ):
-    game = make_game(slug="costly")
-    for i in range(20):
-        entry = make_entry(game=game, title=f"Zymurgy term {i}", number=f"1.{i}", body="zymurgy")
-        make_erratum(game=game, title=f"Zymurgy fix {i}", corrected_text="zymurgy", affects=[entry])
-        make_question(
-            game=game, question=f"Zymurgy {i}?", answer="zymurgy", related_entries=[entry]
-        )
+    with unit_of_work():  # the pipeline derives and indexes once, as an import does
+        game = make_game(slug="costly")
+        for i in range(20):
+            entry = make_entry(game=game, title=f"Zymurgy term {i}", number=f"1.{i}", body="zymurgy")
+            make_erratum(game=game, title=f"Zymurgy fix {i}", corrected_text="zymurgy", affects=[entry])
+            make_question(game=game, question=f"Zymurgy {i}?", answer="zymurgy", related_entries=[entry])
     with django_assert_max_num_queries(MAX_QUERIES):
         only = f"&type={kind}" if kind else ""
         data = get_json(client, f"{SEARCH}?q=zymurgy{only}&page_size={size}")
