@@ -1,12 +1,30 @@
 """Tiny factories: the fewest fields a test must name, published unless told otherwise."""
 
+import functools
 from itertools import count
 
 from faq.models import Question
+from rules.content.journal import unit_of_work
 from rules.content.models import Entry, Erratum, Game, Source
 from rules.content.querysets import Status
 
 _sequence = count(1)
+
+
+def written_together(build):
+    """Decorates a function that writes many rows (a fixture's world, a test's corpus):
+    its writes are one unit of work, so the pipeline derives everything once at its end,
+    as an import does, instead of after every row. What is derived is the same either
+    way (tests/test_derived_property.py); only tests that watch the pipeline between
+    writes must write row by row. Instances saved inside get their derived fields when
+    the unit ends; a row read again inside it is read before that, so read it after."""
+
+    @functools.wraps(build)
+    def build_in_one_unit(*args, **kwargs):
+        with unit_of_work():
+            return build(*args, **kwargs)
+
+    return build_in_one_unit
 
 
 def make_game(**kwargs) -> Game:

@@ -12,8 +12,7 @@ from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from rules.content.journal import unit_of_work
-from tests.factories import make_entry, make_game
+from tests.factories import make_entry, make_game, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -21,11 +20,11 @@ BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.
 
 
 @pytest.fixture
+@written_together
 def game():
-    with unit_of_work():  # the pipeline derives once, as an import does
-        game = make_game(slug="blue-moon", name="Blue Moon")
-        for n in range(25):
-            make_entry(game=game, title=f"Rule {n:02}", body="Roll the die and move.")
+    game = make_game(slug="blue-moon", name="Blue Moon")
+    for n in range(25):
+        make_entry(game=game, title=f"Rule {n:02}", body="Roll the die and move.")
     return game
 
 

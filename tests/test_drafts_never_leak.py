@@ -17,7 +17,7 @@ import pytest
 
 from rules.content.querysets import Status
 from tests.builds import sitemap_documents
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -81,6 +81,7 @@ def kind(request):
 
 
 @pytest.fixture
+@written_together
 def world(kind, status):
     """A game with a published anchor entry, a published control item and a hidden item.
 

@@ -17,12 +17,13 @@ from rules.content.querysets import Status
 from rules.derived import relations
 from rules.moderation.translations import link
 from tests.admin.forms import submit_change_form
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
+@written_together
 def world():
     game = make_game(slug="space-fleet", name="Space Fleet")
     rules = make_entry(game=game, title="Combat", kind=Entry.Kind.SECTION, number="5")

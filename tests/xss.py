@@ -16,9 +16,8 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.validators import URLValidator
 
-from rules.content.journal import unit_of_work
 from rules.content.models import Game
-from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
+from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
 
 VECTORS_FILE = Path(__file__).with_name("xss_vectors.txt")
 PLACEHOLDER = "§"
@@ -77,14 +76,9 @@ def source_urls() -> list[str]:
     return valid
 
 
+@written_together
 def make_corpus_game(slug: str = "xss-game") -> dict:
-    """A game whose every moderator-filled field holds the corpus, through the ORM, in one
-    unit of work: the pipeline derives everything once, as an import does."""
-    with unit_of_work():
-        return _make_corpus_game(slug)
-
-
-def _make_corpus_game(slug: str) -> dict:
+    """A game whose every moderator-filled field holds the corpus, through the ORM."""
     names = packed(200)
     game = make_game(slug=slug, name=names[0], publisher=one_line(VECTORS[0]))
     extra_games = [

@@ -4,9 +4,8 @@ from http import HTTPStatus
 
 import pytest
 
-from rules.content.journal import unit_of_work
 from rules.content.models import Entry, Source
-from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
+from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
 
 BASE = "http://testserver"
 
@@ -43,19 +42,14 @@ def result_ids(client, url, key="id"):
 
 
 @pytest.fixture
+@written_together
 def world(db):
     """One game in German and English, with an entry that has everything a page shows.
 
     ``du`` ("Du und Dein") is in a section, cites a source, links an entry by see-also
     and by [[link]] (and one label of each kind is wanted), is linked from another
     entry, has an English translation, and is touched by an erratum and a FAQ question.
-    Written in one unit of work: the pipeline derives everything once, as an import does.
     """
-    with unit_of_work():
-        return _world()
-
-
-def _world() -> dict:
     game = make_game(
         slug="marvel-champions",
         name="Marvel Champions",

@@ -8,19 +8,13 @@ count would be higher.
 
 import pytest
 
-from rules.content.journal import unit_of_work
-from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
+from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
 
 from .conftest import get_json
 
 
+@written_together
 def populate(n: int) -> None:
-    # One unit of work: the pipeline derives everything once, as an import does.
-    with unit_of_work():
-        _write(n)
-
-
-def _write(n: int) -> None:
     game = make_game(slug="big-game", name="Big Game")
     source = make_source(game=game, language="en")
     section = make_entry(game=game, language="en", title="Section", kind="section", number="1")

@@ -17,7 +17,7 @@ import yaml
 from rules.content.journal import unit_of_work
 from rules.content.querysets import Status
 from rules.search import MAX_RESULTS, TYPES
-from tests.factories import make_entry, make_erratum, make_game, make_many_entries, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_many_entries, make_question, written_together
 
 from .conftest import BASE, get_json
 
@@ -41,15 +41,10 @@ def found(client, url) -> set[tuple[str, int]]:
 
 
 @pytest.fixture
+@written_together
 def corpus(db):
     """One game with an entry, an erratum and a question about "quixotic" in English,
-    the entry in German, the word in another game, and a draft that must never show.
-    Written in one unit of work: the pipeline derives and indexes once, as an import does."""
-    with unit_of_work():
-        return _corpus()
-
-
-def _corpus() -> dict:
+    the entry in German, the word in another game, and a draft that must never show."""
     game = make_game(slug="zephyr-quest", name="Zephyr Quest")
     other = make_game(slug="other-quest", name="Other Quest")
     entry = make_entry(

@@ -12,7 +12,7 @@ from rules.content.models import Entry, Erratum, Game, Source
 from rules.content.querysets import Status
 from rules.derived import stored_json
 from rules.derived.models import PublicItem
-from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
+from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -35,6 +35,7 @@ def _uncached(settings):
 
 
 @pytest.fixture
+@written_together
 def world():
     game = make_game(slug="blue-moon", name="Blue Moon", localized_names={"de": "Blauer Mond"})
     source = make_source(game=game, title="Rulebook", official=True)

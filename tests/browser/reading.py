@@ -7,8 +7,7 @@ language yet" notice. Built with the factories, not the demo.
 
 from dataclasses import dataclass
 
-from rules.content.journal import unit_of_work
-from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
+from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
 
 GAME = "reading-game"
 # Enough results that the search page has a second page (20 a page).
@@ -43,13 +42,8 @@ class Reading:
         }
 
 
+@written_together
 def build_reading_game() -> Reading:
-    # One unit of work: the pipeline derives everything once, as an import does.
-    with unit_of_work():
-        return _build()
-
-
-def _build() -> Reading:
     game = make_game(
         slug=GAME,
         name="Reading Game",

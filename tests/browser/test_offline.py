@@ -15,7 +15,7 @@ from tests.browser.conftest import CHROMIUM_ARGS, CSPViolations
 from tests.browser.conftest import _chromium as browser_executable
 from tests.browser.screens import no_axe_violations, no_horizontal_scroll, shot
 from tests.builds import run_background_tasks
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -24,6 +24,7 @@ RENDER_BUDGET_MS = 200
 
 
 @pytest.fixture
+@written_together
 def world():
     game = make_game(slug="gwiezdna-flota", name="Gwiezdna flota")
     entries = {

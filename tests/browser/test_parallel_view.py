@@ -6,12 +6,13 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.screens import SIZES, no_axe_violations, no_horizontal_scroll, shot
-from tests.factories import make_entry, make_game
+from tests.factories import make_entry, make_game, written_together
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
 
 @pytest.fixture
+@written_together
 def world():
     game = make_game(slug="moon-guard", name="Moon Guard", localized_names={"de": "Mondwache"})
     english = make_entry(

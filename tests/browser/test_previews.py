@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from rulesite.compression import COMPRESS_LEVEL
-from tests.factories import make_entry, make_erratum, make_game
+from tests.factories import make_entry, make_erratum, make_game, written_together
 
 pytestmark = [
     pytest.mark.browser,
@@ -52,6 +52,7 @@ def shot(page, name: str, **kwargs) -> None:
 
 
 @pytest.fixture
+@written_together
 def world():
     game = make_game(
         slug="siege-night", name="Siege Night", localized_names={"de": "Belagerungsnacht"}

@@ -14,7 +14,7 @@ from pypdf import PdfReader
 
 from rules.content.models import Entry, Source
 from tests.builds import goto_built, run_background_tasks
-from tests.factories import make_entry, make_erratum, make_game, make_source
+from tests.factories import make_entry, make_erratum, make_game, make_source, written_together
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -47,6 +47,7 @@ CASTING = "\n\n".join(
 
 
 @pytest.fixture
+@written_together
 def game():
     game = make_game(slug="little-war", name="Little War", localized_names={"de": "Kleiner Krieg"})
     source = make_source(game=game, title="Little War Rulebook", kind=Source.Kind.RULEBOOK, version="2nd printing")

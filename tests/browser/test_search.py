@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.factories import make_entry, make_erratum, make_game
+from tests.factories import make_entry, make_erratum, make_game, written_together
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -21,6 +21,7 @@ def shot(page, name: str, **kwargs) -> None:
 
 
 @pytest.fixture
+@written_together
 def game():
     game = make_game(slug="reaction-game", name="Reaction Game", localized_names={"de": "Reaktionsspiel"})
     make_entry(

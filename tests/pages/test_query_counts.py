@@ -4,19 +4,13 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from rules.content.journal import unit_of_work
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
 
 pytestmark = pytest.mark.django_db
 
 
+@written_together
 def build(n: int):
-    # One unit of work: the pipeline derives everything once, as an import does.
-    with unit_of_work():
-        return _build(n)
-
-
-def _build(n: int):
     game = make_game()
     hub = make_entry(game=game, title="Hub", see_also=[f"Term {i}" for i in range(n)] + ["Missing"])
     for i in range(n):

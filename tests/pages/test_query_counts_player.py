@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 
 from rules.content.models import Entry
 from rules.moderation.translations import start_translation
-from tests.factories import make_entry, make_erratum, make_game
+from tests.factories import make_entry, make_erratum, make_game, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -22,6 +22,12 @@ def _uncached(settings):
 def build(n: int):
     """A game whose hub entry has ``n`` errata applied (and one not found), ``n`` other
     entries each with an erratum, and a German translation of each, half of them out of date."""
+    game, hub = write(n)
+    return game, Entry.objects.select_related("game").get(pk=hub.pk)  # as derived when the unit ended
+
+
+@written_together
+def write(n: int):
     user = get_user_model().objects.create_user(f"translator-{n}")
     game = make_game()
     hub = make_entry(game=game, title="Hub", body="\n\n".join(f"Rule {i}: draw {i} cards." for i in range(n)))
@@ -47,7 +53,7 @@ def build(n: int):
     hub_de.save()
     hub.body += "\n\nOne more rule."
     hub.save()
-    return game, Entry.objects.select_related("game").get(pk=hub.pk)
+    return game, hub
 
 
 def count(client, url: str):

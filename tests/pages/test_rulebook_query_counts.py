@@ -6,10 +6,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from rules.content.journal import unit_of_work
 from rules.content.models import Entry, Source
 from tests.builds import get_built, run_background_tasks
-from tests.factories import make_entry, make_erratum, make_game, make_source
+from tests.factories import make_entry, make_erratum, make_game, make_source, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -19,13 +18,8 @@ def _uncached(settings):
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
 
 
+@written_together
 def build(n: int):
-    # One unit of work: the pipeline derives everything once, as an import does.
-    with unit_of_work():
-        return _build(n)
-
-
-def _build(n: int):
     """n chapters of n rules each, a glossary of n entries, an erratum per chapter, and a
     rule whose page shows three ancestors."""
     game = make_game()
