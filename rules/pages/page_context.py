@@ -7,8 +7,10 @@ from django.urls import translate_url
 from django.utils import translation
 
 from ..content.addresses import entry_url_template
-from ..content.models import Entry, Game, most_content_first
+from ..content.models import Entry, Game, Source, most_content_first
+from ..content.prepared import PreparedQuery
 from ..content.querysets import Status
+from ..content.releases import Release
 from ..derived.models import GameLanguage
 from ..shared.languages import native_name
 
@@ -51,17 +53,29 @@ def reader_counts(games, ui_language: str) -> dict[int, tuple[str, int]]:
     return shown
 
 
+# A game's stored languages with the game, by its slug: the same SQL for every game page,
+# so it is compiled once (rules.content.prepared). Every game is public
+# (``Game.objects.published()`` is all of them), so the game found here may be shown.
+GAME_LANGUAGES = PreparedQuery(
+    GameLanguage, lambda slug: GameLanguage.objects.filter(game__slug=slug).select_related("game").order_by(), 1
+)
+
+
 def game_context(game_slug: str) -> dict:
     """What every page of a game needs: the game, and which language its content is in.
 
     The URL's language selects the content; when the game has nothing in that language
     the page says so and shows the language that has the most. The languages and how
-    much each has are stored (``rules.derived.game_pages``): two queries, whatever the
-    size of the game. ``shown`` is the stored row of the language shown, or None.
+    much each has are stored (``rules.derived.game_pages``): one query with the game,
+    whatever the size of the game (a second, for the game alone, when it has no content
+    yet). ``shown`` is the stored row of the language shown, or None.
     """
-    game = get_object_or_404(Game.objects.published(), slug=game_slug)
+    stored = {row.language: row for row in GAME_LANGUAGES(game_slug)}
+    if stored:
+        game = next(iter(stored.values())).game
+    else:
+        game = get_object_or_404(Game.objects.published(), slug=game_slug)
     ui_language = translation.get_language()
-    stored = {row.language: row for row in GameLanguage.objects.filter(game=game)}
     available = most_content_first({language: row.total for language, row in stored.items()})
     content_language = game.content_language_for(ui_language, available) or ui_language
     return {
@@ -72,6 +86,31 @@ def game_context(game_slug: str) -> dict:
         "other_content_languages": [(code, native_name(code)) for code in available if code != content_language],
         "shown": stored.get(content_language),
     }
+
+
+# A game's sources in one language, and their public releases: read per request, not
+# stored (announcing an upcoming release changes no item), each compiled once.
+GAME_SOURCES = PreparedQuery(
+    Source, lambda slug, language: Source.objects.published().filter(game__slug=slug, language=language), 2
+)
+SOURCE_RELEASES = PreparedQuery(
+    Release,
+    lambda slug, language: Release.objects.public().filter(source__game__slug=slug, source__language=language),
+    2,
+)
+
+
+def game_sources(game_slug: str, language: str) -> list[Source]:
+    """The game page's sources in ``language``, each with ``public_releases`` (newest
+    first, ``Release.objects.public()``): one query, two when there are sources."""
+    sources = GAME_SOURCES(game_slug, language)
+    if sources:
+        releases: dict[int, list[Release]] = {}
+        for release in SOURCE_RELEASES(game_slug, language):
+            releases.setdefault(release.source_id, []).append(release)
+        for source in sources:
+            source.public_releases = releases.get(source.pk, [])
+    return sources
 
 
 def entry_page_context(request, entry) -> dict:

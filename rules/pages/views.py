@@ -8,10 +8,9 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from ..content.addresses import CONTENT_PARAMETER, entry_url_template
-from ..content.models import Entry, EntryRedirect, Erratum, Game, Source
+from ..content.models import Entry, EntryRedirect, Erratum, Game
 from ..content.prepared import PreparedQuery
 from ..content.querysets import Status
-from ..content.releases import Release
 from ..derived import game_pages
 from ..search import Busy, QueryTooLong
 from ..search import search as search_service
@@ -20,7 +19,7 @@ from ..shared.languages import CONTENT_LANGUAGES
 from . import parallel
 from .forms import SearchForm
 from .http import public_page
-from .page_context import entry_page_context, game_context, game_name, reader_counts
+from .page_context import entry_page_context, game_context, game_name, game_sources, reader_counts
 from .releases import AS_OF_PARAMETER, as_of_context, removed_page
 
 
@@ -55,9 +54,7 @@ def game_detail(request, game):
             "glossary_html": game_pages.for_reader(shown.glossary_html if shown else "", language, ui_language),
             "sections_html": game_pages.for_reader(shown.sections_html if shown else "", language, ui_language),
             # Read here, not stored: announcing an upcoming release changes no item.
-            "sources": Source.objects.filter(game=game, language=language).prefetch_related(
-                Prefetch("releases", queryset=Release.objects.public())
-            ),
+            "sources": game_sources(game.slug, language),
             "errata_count": shown.errata if shown else 0,
             "faq_count": shown.questions if shown else 0,
         }

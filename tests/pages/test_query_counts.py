@@ -64,13 +64,13 @@ def test_entry_page_reads_the_entry_row_only(client, django_assert_num_queries):
 
 
 def test_game_page_reads_stored_lists_not_entries(client):
-    """The content version, the game, its languages with their lists and counts (stored:
+    """The content version, the game with its languages' lists and counts (stored:
     rules.derived.game_pages), its sources (their releases too, when it has any): no
     query lists entries, errata or questions, whatever the size of the game."""
     game, _hub = build(25)
     with CaptureQueriesContext(connection) as queries:
         html = client.get(f"/en/games/{game.slug}/").content.decode()
-    assert len(queries) == 4
+    assert len(queries) == 3
     listing = [query["sql"] for query in queries if 'FROM "rules_entry"' in query["sql"]]
     assert not listing, listing
     assert all(f">Term {i}</a>" in html for i in range(25)) and "Errata (25)" in html

@@ -70,9 +70,13 @@ def test_a_release_adding_many_rules_lists_them_and_shows_a_few_s_texts(client, 
 
 
 def test_the_game_page_links_each_release(client, released):
-    response = client.get(f"/en/games/{NAME}/")
+    html = client.get(f"/en/games/{NAME}/").content.decode()
     for release in released.values():
-        assert release.get_absolute_url() in response.content.decode()
+        assert release.get_absolute_url() in html
+    # Newest first, under their source.
+    newest_first = sorted(released.values(), key=lambda release: release.sequence, reverse=True)
+    places = [html.index(release.get_absolute_url()) for release in newest_first]
+    assert places == sorted(places)
 
 
 def test_a_renumbered_rule_says_what_it_was_and_reads_as_it_was(client, released):

@@ -98,19 +98,19 @@ def test_an_entry_page_with_its_place_in_the_rulebook_is_still_the_entry_row(cli
 
 
 def test_the_contents_queries(client, django_assert_num_queries):
-    """The content version, the game, its content languages (stored with their counts:
-    rules.derived.game_pages), then one query of entries: the contents read no more."""
+    """The content version, the game with its content languages (stored with their
+    counts: rules.derived.game_pages), then one query of entries: the contents read no more."""
     game, deep = build(2)
-    with django_assert_num_queries(4):
+    with django_assert_num_queries(3):
         client.get(PAGES["contents"](game, deep))
 
 
 @pytest.mark.parametrize("page", sorted(BOOKLETS))
 def test_a_booklets_queries(client, page, django_assert_num_queries):
     """A booklet built in the background (rules.builds) is served from the content
-    version, the game, its content languages (stored with their counts), whether it has
-    entries and the file's record: five small queries, none of the entries themselves."""
+    version, the game with its content languages (stored with their counts), whether it
+    has entries and the file's record: four small queries, none of the entries themselves."""
     game, deep = build(2)
     get_built(client, PAGES[page](game, deep))
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(4):
         client.get(PAGES[page](game, deep))
