@@ -75,3 +75,39 @@ def test_values_that_look_like_sql_are_only_values(versions):
 def test_what_cannot_be_prepared_is_refused_when_first_run(build, message):
     with pytest.raises(ValueError, match=message):
         PreparedQuery(Entry, build, 1)("x")
+
+
+def test_the_game_pages_queries_load_what_their_querysets_load(django_assert_num_queries):
+    """Every page of a game reads the game with its stored languages (``GAME_LANGUAGES``);
+    the game page reads its sources and their public releases (``game_sources``)."""
+    from rules.content.releases import Release
+    from rules.derived.models import GameLanguage
+    from rules.pages.page_context import GAME_LANGUAGES, game_sources
+
+    game = make_game(slug="shelf-game", name="Shelf")
+    make_entry(game=game, language="de", title="Regal")
+    make_entry(game=game, language="en", title="Shelf")
+    make_entry(game=make_game(slug="shelf-game-2"), language="de", title="Anderes")
+    book = make_source(game=game, language="de", title="Buch")
+    make_source(game=game, language="de", title="Blatt")
+    make_source(game=game, language="en", title="Book")
+    for sequence, (version, held) in enumerate([("1.0", False), ("1.1", False), ("2.0", True)], start=1):
+        Release.objects.create(source=book, sequence=sequence, version=version, held=held)
+
+    with django_assert_num_queries(1):
+        rows = sorted(GAME_LANGUAGES("shelf-game"), key=lambda row: row.language)
+    expected = GameLanguage.objects.filter(game=game).order_by("language")
+    assert [stored(row) for row in rows] == [stored(row) for row in expected]
+    assert [row.language for row in rows] == ["de", "en"] and {row.game.name for row in rows} == {"Shelf"}
+    assert GAME_LANGUAGES("no-such-game") == []
+
+    with django_assert_num_queries(2):
+        sources = game_sources("shelf-game", "de")
+    assert [source.title for source in sources] == ["Blatt", "Buch"]  # as Source orders them, German only
+    by_title = {source.title: source for source in sources}
+    # Public releases newest first, not the one held for review, and without documents.
+    assert [release.version for release in by_title["Buch"].public_releases] == ["1.1", "1.0"]
+    assert by_title["Blatt"].public_releases == []
+    assert "pending_document" in by_title["Buch"].public_releases[0].get_deferred_fields()
+    with django_assert_num_queries(1):
+        assert game_sources("shelf-game", "pl") == []
