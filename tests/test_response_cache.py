@@ -10,7 +10,7 @@ from faq.models import Question
 from rules.content import version as content_version
 from rules.content.models import Entry, Erratum
 from rules.content.querysets import Status
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -18,6 +18,7 @@ DUMMY_CACHE = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCac
 
 
 @pytest.fixture
+@written_together
 def world():
     game = make_game(slug="blue-moon", name="Blue Moon")
     fight = make_entry(game=game, title="Fight", body="Roll the die.")

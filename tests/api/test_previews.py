@@ -11,7 +11,7 @@ from rules.api.previews import MAX_BODY_BYTES
 from rules.content.models import Entry
 from rules.content.querysets import Status
 from rules.search.previews import EXCERPT_LENGTH, HTML_HEAD, MAX_TERMS, excerpt
-from tests.factories import make_entry, make_game
+from tests.factories import make_entry, make_game, written_together
 
 from .conftest import BASE, get_json
 from .test_contract import validate
@@ -30,6 +30,7 @@ def lookup_url(*terms, **params) -> str:
 
 
 @pytest.fixture
+@written_together
 def tavern(db):
     """A game in English and German with a long entry, aliases and a translation."""
     game = make_game(

@@ -22,12 +22,13 @@ from rules.importing.canonical import (
     export_game,
     import_canonical,
 )
-from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
+from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
 
 SLUG = "marvel-champions"
 
 
 @pytest.fixture
+@written_together
 def game(db) -> Game:
     """Varied content in three languages; the order numbers put a child before its parent."""
     game = make_game(
