@@ -20,7 +20,9 @@ in this order, each step reading what the steps before it wrote:
 6. **search index** (``rules.search.index``): the items written, or removed;
 7. **public changes** (``rules.derived.public_changes``): what an anonymous reader now sees
    of each item of the games touched, and a row of the public change feed for each item
-   that appeared, changed (embedded data included) or disappeared.
+   that appeared, changed (embedded data included) or disappeared;
+8. **the planner's statistics** (``rules.shared.planner_statistics``, SQLite only): so
+   that reads of the rows just written are planned with the indexes made for them.
 
 Each step is idempotent (a fingerprint per derived column says what is already up to
 date) and never calls another's refresh: the order above is the only coupling. The
@@ -41,6 +43,7 @@ from django.dispatch import Signal
 
 from ..content.journal import Change, Recorded
 from ..search import index as search_index
+from ..shared import planner_statistics
 from ..shared.bulk import noting_rows_written
 from . import corrections, game_pages, public_changes, references, relations, rendering, translation_status
 
@@ -159,6 +162,7 @@ def refresh(scope: Scope) -> dict[str, int]:
         candidates[kind] |= ids
     written["public"] += public_changes.refresh(scope.public, candidates, whole=scope.whole)
     _write_back(scope.instances)
+    planner_statistics.refresh()  # 8.
     return dict(written)
 
 

@@ -1,0 +1,40 @@
+"""The planner's statistics after a write (rules.shared.planner_statistics): the API's
+list of entries walks the index made for its order and stops at the page's end, instead
+of sorting every published entry in a temporary B-tree."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from rules.content.querysets import Status
+from tests.factories import make_entry, make_game, written_together
+
+pytestmark = pytest.mark.django_db
+
+
+@written_together
+def write_glossaries():
+    for name in ("Alpha", "Beta", "Gamma"):
+        game = make_game(name=name, slug=name.lower())
+        for n in range(40):
+            make_entry(game=game, title=f"{name} rule {n:02d}")
+        for n in range(20):
+            make_entry(game=game, title=f"{name} draft {n:02d}", status=Status.DRAFT)
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="PostgreSQL's statistics are autovacuum's, not ours")
+def test_the_list_of_entries_walks_its_index_after_an_import(client):
+    write_glossaries()
+
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/api/v1/entries/?page_size=50")
+
+    assert response.status_code == 200
+    titles = [item["title"] for item in response.json()["results"]]
+    assert titles == [f"Alpha rule {n:02d}" for n in range(40)] + [f"Beta rule {n:02d}" for n in range(10)]
+    page_query = next(query["sql"] for query in queries if query["sql"].rstrip().endswith("LIMIT 50"))
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {page_query}")
+        plan = " / ".join(row[-1] for row in cursor.fetchall())
+    assert "entry_published_in_order" in plan, plan
+    assert "TEMP B-TREE" not in plan, plan
