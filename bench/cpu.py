@@ -95,19 +95,22 @@ def main() -> int:
         status = request(path)
         for _ in range(20):
             request(path)
-        started = time.process_time()
+        started, wall = time.process_time(), time.perf_counter()
         for _ in range(args.requests):
             request(path)
         ms = (time.process_time() - started) * 1000 / args.requests
-        print(f"  {name:<11} {ms:7.2f} ms  status {status}  {path}")
+        wall_ms = (time.perf_counter() - wall) * 1000 / args.requests
+        print(f"  {name:<11} {ms:7.2f} ms  (wall {wall_ms:5.2f} ms)  status {status}  {path}")
         if args.profile == name:
             profiler = cProfile.Profile()
             profiler.enable()
             for _ in range(args.requests):
                 request(path)
             profiler.disable()
+            if os.environ.get("PROFILE_OUT"):
+                profiler.dump_stats(os.environ["PROFILE_OUT"])
             out = io.StringIO()
-            pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(45)
+            pstats.Stats(profiler, stream=out).sort_stats(os.environ.get("SORT","cumulative")).print_stats(45)
             print(out.getvalue())
     return 0
 
