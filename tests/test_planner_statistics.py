@@ -1,6 +1,8 @@
-"""The planner's statistics after a write (rules.shared.planner_statistics): the API's
-list of entries walks the index made for its order and stops at the page's end, instead
-of sorting every published entry in a temporary B-tree."""
+"""Reads use the indexes made for them once a write has brought the planner's statistics
+up to date (rules.shared.planner_statistics): the API's list of entries walks the index
+of its order and stops at the page's end, instead of sorting every published entry in a
+temporary B-tree; a search for a rule number looks the number up instead of reading
+every search document."""
 
 import pytest
 from django.db import connection
@@ -38,3 +40,29 @@ def test_the_list_of_entries_walks_its_index_after_an_import(client):
         plan = " / ".join(row[-1] for row in cursor.fetchall())
     assert "entry_published_in_order" in plan, plan
     assert "TEMP B-TREE" not in plan, plan
+
+
+@written_together
+def write_numbered_rules():
+    game = make_game(name="Numbered", slug="numbered")
+    for section in range(100, 110):
+        for rule in range(1, 21):
+            make_entry(game=game, title=f"Rule {section}.{rule}", number=f"{section}.{rule}")
+    for n in range(40):
+        make_entry(game=game, title=f"Glossary term {n:02d}")
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="PostgreSQL's statistics are autovacuum's, not ours")
+def test_a_search_for_a_rule_number_looks_it_up_in_the_index(client):
+    write_numbered_rules()
+
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/api/v1/search/?q=105.7")
+
+    assert response.status_code == 200
+    assert response.json()["results"][0]["title"] == "Rule 105.7"
+    by_number = next(query["sql"] for query in queries if '"number" IN' in query["sql"])
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {by_number}")
+        plan = " / ".join(row[-1] for row in cursor.fetchall())
+    assert "search_document_by_number" in plan, plan
