@@ -6,8 +6,11 @@
 Where ``bench/serve.py`` says how many requests a second the whole stack serves, this
 says where one request's time goes: each URL is requested through Django's own WSGI
 handler (the middleware stack gunicorn calls, no socket, no test client), and the CPU
-time of the process (``time.process_time``) is divided by the number of requests. With
-``--profile NAME`` it prints that page's top functions by cumulative time (cProfile).
+time of the process (``time.process_time``) is divided by the number of requests (the
+wall time beside it also counts waiting for the database and Redis). With ``--profile
+NAME`` it prints that page's top functions by cumulative time (cProfile; ``SORT=tottime``
+for time in each function itself, ``PROFILE_OUT=FILE`` to keep the profile for
+``pstats``).
 
 Use a database ``bench/serve.py --keep`` built (it prints the directory it kept). By
 default caching is off (``dummy://``), which is what the cache-off targets measure.
