@@ -1,6 +1,7 @@
 """API lists assembled from stored JSON (rules/api/stored.py) are, byte for byte, what the
 lists' serializers give when asked afresh: for every stored kind (games, entries,
-errata, FAQ questions), after every kind of write, in every representation."""
+errata, FAQ questions), after every kind of write, in every representation, filtered
+(queries built per request) and unfiltered (compiled once)."""
 
 import re
 import uuid
@@ -26,6 +27,9 @@ LISTS = [
     "/api/v1/games/?language=de",
     "/api/v1/errata/?game=blue-moon&ordering=id",
     "/api/v1/entries/?language=en&page_size=1&page=2",
+    # Unfiltered by page number: the compiled queries (rules.api.stored.CompiledList).
+    "/api/v1/entries/?page_size=2&page=2",
+    "/api/v1/games/?page=last&page_size=1",
 ]
 
 
