@@ -34,7 +34,7 @@ def test_the_list_of_entries_walks_its_index_after_an_import(client):
     assert response.status_code == 200
     titles = [item["title"] for item in response.json()["results"]]
     assert titles == [f"Alpha rule {n:02d}" for n in range(40)] + [f"Beta rule {n:02d}" for n in range(10)]
-    page_query = next(query["sql"] for query in queries if query["sql"].rstrip().endswith("LIMIT 50"))
+    page_query = next(query["sql"] for query in queries if "LIMIT 50" in query["sql"])
     with connection.cursor() as cursor:
         cursor.execute(f"EXPLAIN QUERY PLAN {page_query}")
         plan = " / ".join(row[-1] for row in cursor.fetchall())

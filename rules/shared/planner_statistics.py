@@ -12,7 +12,7 @@ by itself.
 So the derived-data pipeline ends each unit of work with ``PRAGMA optimize``
 (``rules.derived.pipeline``), which SQLite's manual recommends after a connection's
 work: it runs ``ANALYZE`` only on the tables this connection's queries used whose
-statistics are missing or far off the table's size (about 1 ms when there is nothing
+statistics are missing or far off the table's size (about 0.6 ms when there is nothing
 to do), with ``analysis_limit`` bounding the rows it reads of each index, so a large
 import does not pay for a full scan. PostgreSQL's autovacuum keeps its own statistics:
 nothing is done there.
