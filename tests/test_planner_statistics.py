@@ -14,6 +14,14 @@ from tests.factories import make_entry, make_game, written_together
 pytestmark = pytest.mark.django_db
 
 
+def plan_of(queries, marker: str) -> str:
+    """SQLite's plan of the first captured query whose SQL holds ``marker``, one line."""
+    sql = next(query["sql"] for query in queries if marker in query["sql"])
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {sql}")
+        return " / ".join(row[-1] for row in cursor.fetchall())
+
+
 @written_together
 def write_glossaries():
     for name in ("Alpha", "Beta", "Gamma"):
@@ -34,10 +42,7 @@ def test_the_list_of_entries_walks_its_index_after_an_import(client):
     assert response.status_code == 200
     titles = [item["title"] for item in response.json()["results"]]
     assert titles == [f"Alpha rule {n:02d}" for n in range(40)] + [f"Beta rule {n:02d}" for n in range(10)]
-    page_query = next(query["sql"] for query in queries if "LIMIT 50" in query["sql"])
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN QUERY PLAN {page_query}")
-        plan = " / ".join(row[-1] for row in cursor.fetchall())
+    plan = plan_of(queries, "LIMIT 50")
     assert "entry_published_in_order" in plan, plan
     assert "TEMP B-TREE" not in plan, plan
 
@@ -61,8 +66,5 @@ def test_a_search_for_a_rule_number_looks_it_up_in_the_index(client):
 
     assert response.status_code == 200
     assert response.json()["results"][0]["title"] == "Rule 105.7"
-    by_number = next(query["sql"] for query in queries if '"number" IN' in query["sql"])
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN QUERY PLAN {by_number}")
-        plan = " / ".join(row[-1] for row in cursor.fetchall())
+    plan = plan_of(queries, '"number" IN')
     assert "search_document_by_number" in plan, plan
