@@ -203,9 +203,6 @@ class CompiledPages:
             cursor.execute(self.count_sql, self.count_params)
             return cursor.fetchone()[0]
 
-    def __len__(self) -> int:
-        return self.count()
-
     def __getitem__(self, window: slice) -> list[dict]:
         start, stop = window.start or 0, window.stop
         with self.reading.cursor() as cursor:
