@@ -1,16 +1,16 @@
 """CPU time per request, in one process, for the pages ``bench/serve.py`` loads.
 
     .venv/bin/python bench/cpu.py --database-url sqlite:////tmp/rulesite-serve-XXXX/serve.sqlite3
-        [--requests 300] [--cache-url dummy://] [--profile entry]
+        [--requests 300] [--cache-url dummy://] [--profile entry [--sort tottime] [--profile-out FILE]]
 
 Where ``bench/serve.py`` says how many requests a second the whole stack serves, this
 says where one request's time goes: each URL is requested through Django's own WSGI
 handler (the middleware stack gunicorn calls, no socket, no test client), and the CPU
 time of the process (``time.process_time``) is divided by the number of requests (the
 wall time beside it also counts waiting for the database and Redis). With ``--profile
-NAME`` it prints that page's top functions by cumulative time (cProfile; ``SORT=tottime``
-for time in each function itself, ``PROFILE_OUT=FILE`` to keep the profile for
-``pstats``).
+NAME`` it prints that page's top functions by cumulative time (cProfile; ``--sort
+tottime`` for the time in each function itself, ``--profile-out FILE`` to keep the
+profile for ``pstats``).
 
 Use a database ``bench/serve.py --keep`` built (it prints the directory it kept). By
 default caching is off (``dummy://``), which is what the cache-off targets measure.
@@ -35,6 +35,8 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--cache-url", default="dummy://")
     parser.add_argument("--profile", help="page name to profile")
+    parser.add_argument("--sort", default="cumulative", help="the profile's order: cumulative (default), tottime")
+    parser.add_argument("--profile-out", help="also write the profile to this file (for pstats)")
     parser.add_argument("--path", action="append", default=[], help="extra NAME=PATH to time")
     args = parser.parse_args()
 
@@ -110,10 +112,10 @@ def main() -> int:
             for _ in range(args.requests):
                 request(path)
             profiler.disable()
-            if os.environ.get("PROFILE_OUT"):
-                profiler.dump_stats(os.environ["PROFILE_OUT"])
+            if args.profile_out:
+                profiler.dump_stats(args.profile_out)
             out = io.StringIO()
-            pstats.Stats(profiler, stream=out).sort_stats(os.environ.get("SORT","cumulative")).print_stats(45)
+            pstats.Stats(profiler, stream=out).sort_stats(args.sort).print_stats(45)
             print(out.getvalue())
     return 0
 
