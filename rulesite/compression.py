@@ -35,9 +35,12 @@ ISA-L (``isal``) is faster still (0.25 ms for the list at its level 3) but 9 % l
 a reader on a phone pays for bytes, the server for time, and zlib-ng 5 costs neither.
 """
 
+import hashlib
+
 from django.conf import settings
 from django.middleware.gzip import GZipMiddleware
-from django.utils.cache import patch_vary_headers, set_response_etag
+from django.utils.cache import patch_vary_headers
+from django.utils.http import quote_etag
 from zlib_ng import gzip_ng
 
 COMPRESS_LEVEL = 5
@@ -68,6 +71,16 @@ def accepts_gzip(request) -> bool:
     return False
 
 
+def set_body_etag(response) -> None:
+    """An ETag from a hash of the (uncompressed) body, as Django's ``set_response_etag``
+    makes one, with SHA-1 where Django uses MD5: OpenSSL's SHA-1 is the faster of the two
+    (the API list of 50, 162 KB: 0.075 ms against 0.185 ms, on every uncached response).
+    A validator needs no resistance to collisions made on purpose: only our own
+    moderators write the bodies, and a match only tells a client to keep its copy."""
+    if not response.streaming and response.content:
+        response.headers["ETag"] = quote_etag(hashlib.sha1(response.content, usedforsecurity=False).hexdigest())
+
+
 class PublicGZipMiddleware(GZipMiddleware):
     max_random_bytes = 0
 
@@ -86,7 +99,7 @@ class PublicGZipMiddleware(GZipMiddleware):
                 return response
             return super().process_response(request, response)
         if request.method in ("GET", "HEAD") and response.status_code == 200 and not response.has_header("ETag"):
-            set_response_etag(response)  # of the uncompressed body, then weak: see above
+            set_body_etag(response)  # of the uncompressed body, then weak: see above
             if response.has_header("ETag"):  # none for an empty body
                 response.headers["ETag"] = "W/" + response["ETag"]
         # As GZipMiddleware does for a whole body, with zlib-ng at COMPRESS_LEVEL.

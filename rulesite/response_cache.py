@@ -52,13 +52,14 @@ from django.core.cache import caches
 from django.core.cache.backends.dummy import DummyCache
 from django.db import DEFAULT_DB_ALIAS
 from django.http import HttpResponse
-from django.utils.cache import has_vary_header, patch_cache_control, set_response_etag
+from django.utils.cache import has_vary_header, patch_cache_control
 from django.utils.http import http_date
 
 from rules.content import version as content_version
 from rules.shared.cache_errors import CACHE_ERRORS, cache_down
 
 from . import cache_key
+from .compression import set_body_etag
 from .shared_version import SharedVersion
 from .visitors import is_signed_in
 
@@ -143,7 +144,7 @@ class PublicResponseCacheMiddleware:
             return response
         response.headers.setdefault("Last-Modified", http_date(version.changed_at.timestamp()))
         if not response.has_header("ETag"):
-            set_response_etag(response)
+            set_body_etag(response)
         if not response.has_header("Cache-Control"):  # a view's own policy stands (suggest)
             patch_cache_control(response, public=True, max_age=0, s_maxage=self.cdn_max_age)
         if key is not None and request.method == "GET":
