@@ -731,6 +731,32 @@ class RowWriter:
                         obj.delete()  # recorded in the journal by its signal; the pipeline follows
                     self.report.outcomes.append(outcome)
 
+    def archive(self, model, objs: list) -> None:
+        """Archive these rows in bulk: their status, one version each ("~", the import's
+        reason and user) and their journal rows, as saving them one by one would write
+        them (``rules.content.journal``: "unpublished" for a row that was public,
+        "updated" for one that was not), in the caller's unit of work. One by one, 1,992
+        archived rules of a 4,000-rule glossary took 6 s (a query for the journal's
+        "before", an update, a version and a journal row each)."""
+        if not objs or self.plan_only:
+            return
+        now = timezone.now()
+        public = set()  # as the journal tells it: the status stored before, not one in memory
+        for start in range(0, len(objs), BATCH):
+            ids = [obj.pk for obj in objs[start : start + BATCH]]
+            public.update(model.objects.filter(pk__in=ids, status=Status.PUBLISHED).values_list("pk", flat=True))
+        for obj in objs:
+            obj.status = Status.ARCHIVED
+            obj.updated_at = now
+        _update_columns(model, objs, ["status", "updated_at"])
+        self._versions(model, objs, "~")
+        kind = TYPES[model]
+        record_many(
+            change_of(kind, Change.Action.UNPUBLISHED if obj.pk in public else Change.Action.UPDATED, obj,
+                      fields={"status"})
+            for obj in objs
+        )  # fmt: skip
+
     # -- at the end -----------------------------------------------------------------------
 
     def finish(self) -> None:

@@ -609,24 +609,24 @@ class _Document:
         before, which only move there (nothing to report)."""
         if not objs:
             return
+        if not again:
+            self.report.outcomes += [Outcome(type_, title(obj), "archived", getattr(obj, "slug", "")) for obj in objs]
+        if writer.plan_only:
+            return
+        parked = [obj for obj in objs if type_ == "entry" and obj in self.parked]
         with unit_of_work():
-            for obj in objs:
-                if not again:
-                    self.report.outcomes.append(Outcome(type_, title(obj), "archived", getattr(obj, "slug", "")))
-                if writer.plan_only:
-                    continue
-                taken = type_ == "entry" and obj in self.parked
-                if taken:
-                    old, counter = obj.slug, 2
-                    while not self._free(slug := _numbered(old, counter, Entry)):
-                        counter += 1
-                    obj.slug = slug
-                    self.kept["entry"].add(slug)
+            writer.archive(MODELS[type_], [obj for obj in objs if obj not in parked])  # in bulk
+            for obj in parked:  # saved one by one: each also moves to an address of its own
+                old, counter = obj.slug, 2
+                while not self._free(slug := _numbered(old, counter, Entry)):
+                    counter += 1
+                obj.slug = slug
+                self.kept["entry"].add(slug)
                 obj.status = Status.ARCHIVED
                 stamp(obj, self.report_reason, self.options.user)
                 obj.save()
-                if taken:  # its old address is another rule's now, not a way to this one
-                    EntryRedirect.objects.filter(entry=obj, old_slug=old).delete()
+                # Its old address is another rule's now, not a way to this one.
+                EntryRedirect.objects.filter(entry=obj, old_slug=old).delete()
 
 
 def _candidate(base: str, index: int, model) -> str:

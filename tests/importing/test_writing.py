@@ -2,8 +2,10 @@
 
 import pytest
 
+from rules.content.journal import Change
 from rules.content.models import CrossReference, Entry, Game
 from rules.content.querysets import Status
+from rules.derived.models import PublicItem
 from rules.importing import ImportOptions, ImportRulesError, import_document
 from rules.importing.pipeline import SourceInfo
 from tests.factories import make_entry, make_game
@@ -108,6 +110,22 @@ class TestEditions:
         assert Entry.objects.get(pk=other.pk).status == Status.PUBLISHED  # not from this source
         again = import_document(FIRST_EDITION, options(prune=True))
         assert again.archived == [] and again.updated == []  # removed once, not again
+
+    def test_archived_rules_keep_a_version_each_and_leave_what_readers_see(self):
+        import_document(SECOND_EDITION, options())
+        Entry.objects.filter(title="Schaden").update(status=Status.DRAFT)  # not public before
+        schaden = "Schaden\nSchaden wird mit Schadensmarkern auf der Karte festgehalten.\nSiehe auch: Angriff\n\n"
+        assert schaden in FIRST_EDITION
+        import_document(FIRST_EDITION.replace(schaden, ""), options(prune=True))  # no Blocken, no Schaden
+        for title, was_public in (("Blocken", True), ("Schaden", False)):
+            entry = Entry.objects.get(title=title)
+            version = entry.history.latest()
+            assert entry.status == version.status == Status.ARCHIVED
+            assert version.history_type == "~" and version.history_change_reason.startswith("import:")
+            change = Change.objects.filter(kind="entry", object_id=entry.pk).latest("pk")
+            assert change.action == ("unpublished" if was_public else "updated"), title
+            assert not PublicItem.objects.filter(kind="entry", object_id=entry.pk).exists()
+        assert Entry.objects.get(title="Angriff").status == Status.PUBLISHED
 
     def test_prune_deletes_only_what_this_source_no_longer_has_when_asked_to(self):
         import_document(SECOND_EDITION, options())
