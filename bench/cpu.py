@@ -13,7 +13,10 @@ tottime`` for the time in each function itself, ``--profile-out FILE`` to keep t
 profile for ``pstats``).
 
 Use a database ``bench/serve.py --keep`` built (it prints the directory it kept). By
-default caching is off (``dummy://``), which is what the cache-off targets measure.
+default caching is off (``dummy://``), which is what the cache-off targets measure. The
+stored entry pages are first brought up to date as the worker does after a write
+(``rules.pages.stored_pages``; ``--no-stored-pages`` leaves them as they are);
+``entry-render`` is the same entry rendered in the request.
 """
 
 import argparse
@@ -38,6 +41,9 @@ def main() -> int:
     parser.add_argument("--sort", default="cumulative", help="the profile's order: cumulative (default), tottime")
     parser.add_argument("--profile-out", help="also write the profile to this file (for pstats)")
     parser.add_argument("--path", action="append", default=[], help="extra NAME=PATH to time")
+    parser.add_argument(
+        "--no-stored-pages", action="store_true", help="do not bring the stored entry pages up to date first"
+    )
     args = parser.parse_args()
 
     os.environ["DATABASE_URL"] = args.database_url
@@ -47,6 +53,8 @@ def main() -> int:
     os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only-not-secret")
     os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver,localhost,127.0.0.1"
     os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "0"  # plain HTTP on loopback, as bench/serve.py
+    # The address the requests below are made for (and the worker stores entry pages for).
+    os.environ["DJANGO_SITE_URL"] = "http://127.0.0.1"
     static_root = Path(args.database_url.removeprefix("sqlite:///")).parent / "static"
     if static_root.is_dir():
         os.environ.setdefault("DJANGO_STATIC_ROOT", str(static_root))
@@ -67,6 +75,9 @@ def main() -> int:
     word = Entry.objects.published().filter(game=game).values_list("title", flat=True).first().split()[0]
     paths = {
         "entry": entry_path,
+        # The same page with ?content= (its own language): rendered in the request, as an
+        # entry page whose stored page is missing or out of date (rules.pages.stored_pages).
+        "entry-render": f"{entry_path}?content={entry.language}",
         "game": game_path,
         "api-list": "/api/v1/entries/?page_size=50",
         "api-search": f"/api/v1/search/?q={word.lower()}",
@@ -74,6 +85,12 @@ def main() -> int:
     paths.update(dict(item.split("=", 1) for item in args.path))
 
     handler = WSGIHandler()
+    if not args.no_stored_pages:
+        from rules.pages import stored_pages
+
+        started = time.perf_counter()
+        done, _finished = stored_pages.refresh()  # what the worker does after a write
+        print(f"entry pages stored as the worker stores them: {done} rendered in {time.perf_counter() - started:.1f} s")
 
     def request(path: str) -> int:
         route, _, query = path.partition("?")
@@ -105,7 +122,7 @@ def main() -> int:
             request(path)
         ms = (time.process_time() - started) * 1000 / args.requests
         wall_ms = (time.perf_counter() - wall) * 1000 / args.requests
-        print(f"  {name:<11} {ms:7.2f} ms  (wall {wall_ms:5.2f} ms)  status {status}  {path}")
+        print(f"  {name:<12} {ms:7.2f} ms  (wall {wall_ms:5.2f} ms)  status {status}  {path}")
         if args.profile == name:
             profiler = cProfile.Profile()
             profiler.enable()

@@ -46,3 +46,7 @@ class RulesConfig(AppConfig):
         # Stored HTML, relations and the rest of derived data missing or out of date (a new
         # RENDERER_VERSION, rows from before they were stored) once the schema is complete.
         post_migrate.connect(pipeline.refresh_after_migrate, sender=self)
+        from .pages import stored_pages
+
+        # Entry pages as readers get them are stored by the worker after each unit of work.
+        pipeline.finished.connect(stored_pages.schedule, dispatch_uid="rules.pages.stored_pages")

@@ -2,10 +2,10 @@
 
 Each is defined with what it belongs to (the manual, "Architecture"): the content model and
 its change journal in ``rules.content``, the search index in ``rules.search``, the files
-built for readers in ``rules.builds``, the moderators' import jobs in ``rules.jobs``
-and players' suggestions in ``rules.moderation``. Code inside ``rules`` imports them
-from there; this module only gathers them for Django (and for whoever outside
-``rules`` wants them all at once).
+built for readers in ``rules.builds``, the stored entry pages in ``rules.pages``, the
+moderators' import jobs in ``rules.jobs`` and players' suggestions in
+``rules.moderation``. Code inside ``rules`` imports them from there; this module only
+gathers them for Django (and for whoever outside ``rules`` wants them all at once).
 """
 
 from .builds.models import BuiltFile
@@ -15,10 +15,11 @@ from .content.releases import Release, ReleaseChange
 from .derived.models import FeedHorizon, PublicChange, PublicItem
 from .jobs.models import ImportJob
 from .moderation.models import BlockedAddress, Suggestion
+from .pages.models import StoredEntryPage
 from .search.models import SearchDocument, SearchName, SearchVector, SearchWord
 
 __all__ = [
     "BlockedAddress", "BuiltFile", "Change", "CrossReference", "Entry", "EntryRedirect", "Erratum", "FeedHorizon",
     "Game", "ImportJob", "PublicChange", "PublicItem", "Release", "ReleaseChange", "SearchDocument", "SearchName",
-    "SearchVector", "SearchWord", "Source", "Suggestion",
+    "SearchVector", "SearchWord", "Source", "StoredEntryPage", "Suggestion",
 ]  # fmt: skip

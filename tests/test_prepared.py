@@ -5,7 +5,7 @@ import pytest
 from rules.content.models import Entry, Game
 from rules.content.prepared import PreparedQuery
 from rules.content.querysets import Status
-from rules.pages.views import ENTRY_PAGE_VERSIONS
+from rules.pages.stored_pages import ENTRY_PAGE_VERSIONS
 from tests.factories import make_entry, make_game, make_source
 
 pytestmark = pytest.mark.django_db

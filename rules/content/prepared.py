@@ -23,6 +23,7 @@ Django's own internals it relies on (pinned Django 5.2 LTS): ``SQLCompiler.as_sq
 with the queryset's own result on SQLite and PostgreSQL.
 """
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from weakref import WeakKeyDictionary
@@ -44,6 +45,19 @@ class PreparedQuery:
         self._compiled: WeakKeyDictionary = WeakKeyDictionary()
 
     def __call__(self, *values: str) -> list[Model]:
+        db, prepared, rows = self._rows(values)
+        return self._instances(db, prepared, rows)
+
+    def with_digest(self, *values: str) -> tuple[list[Model], str]:
+        """The instances, and a digest (SHA-1) of the rows as the database gave them, in any
+        order: equal digests, equal rows, whatever the models make of them. What a page
+        rendered from these rows alone was made from (``rules.pages.stored_pages``)."""
+        db, prepared, rows = self._rows(values)
+        text = "\n".join(sorted(repr(row) for row in rows))
+        digest = hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
+        return self._instances(db, prepared, rows), digest
+
+    def _rows(self, values: tuple[str, ...]) -> tuple[str, "_Prepared", list]:
         if len(values) != self.arity:
             raise TypeError(f"expected {self.arity} values, got {len(values)}")
         db = router.db_for_read(self.model)
@@ -56,7 +70,9 @@ class PreparedQuery:
             params[slot] = value
         with reading.cursor() as cursor:
             cursor.execute(prepared.sql, params)
-            rows = cursor.fetchall()
+            return db, prepared, cursor.fetchall()
+
+    def _instances(self, db: str, prepared: "_Prepared", rows: list) -> list[Model]:
         if prepared.converters:
             rows = prepared.compiler.apply_converters(rows, prepared.converters)
         instances = []

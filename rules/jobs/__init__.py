@@ -26,7 +26,9 @@ queue          tasks                                       who waits, how long t
                ``releases.apply_due_releases`` (releases    they write, so one at a time
                whose day has come)
 ``embeddings`` ``rules.search.tasks.embed_search_          nobody: runs of about a minute
-               documents``                                  until every document has one
+               documents``; ``rules.pages.stored_pages.    until every document has one,
+               store_entry_pages`` (entry pages as          every page is stored
+               readers get them)
 =============  ==========================================  ==============================
 
 A long task holds up only its own queue: a booklet is built while an import runs, and an

@@ -9,18 +9,17 @@ from django.utils.translation import gettext as _
 
 from ..content.addresses import CONTENT_PARAMETER, entry_url_template
 from ..content.models import Entry, EntryRedirect, Erratum, Game
-from ..content.prepared import PreparedQuery
 from ..content.querysets import Status
 from ..derived import game_pages
 from ..search import Busy, QueryTooLong
 from ..search import search as search_service
 from ..shared.collation import sort_by_title
 from ..shared.languages import CONTENT_LANGUAGES
-from . import parallel
+from . import parallel, stored_pages
 from .forms import SearchForm
 from .http import public_page
-from .page_context import entry_page_context, game_context, game_name, game_sources, reader_counts
-from .releases import AS_OF_PARAMETER, as_of_context, removed_page
+from .page_context import game_context, game_name, game_sources, reader_counts
+from .releases import AS_OF_PARAMETER, removed_page
 
 
 @public_page()
@@ -62,35 +61,27 @@ def game_detail(request, game):
     return render(request, "rules/game_detail.html", context)
 
 
-# Every language's version of an entry, for its page: the same SQL for every entry,
-# so it is compiled once (rules.content.prepared). Sorted in Python: ORDER BY costs more to
-# compile than a sort of a version or two.
-ENTRY_PAGE_VERSIONS = PreparedQuery(
-    Entry, lambda game, slug: Entry.objects.published().filter(game__slug=game, slug=slug).for_page().order_by(), 2
-)
-
-
 @public_page(CONTENT_PARAMETER, AS_OF_PARAMETER)
 def entry_detail(request, game, slug):
     ui_language = translation.get_language()
-    # One query: the entry with its game and source, and everything it shows of other
-    # items stored with it (rules.derived.relations), compiled once (ENTRY_PAGE_VERSIONS). The
-    # game is looked up alone only for an old address.
-    candidates = sorted(ENTRY_PAGE_VERSIONS(game, slug), key=lambda candidate: candidate.language)
+    # One query: the entry in each language with its game and source, and everything it
+    # shows of other items stored with it (rules.derived.relations). The game is looked up
+    # alone only for an old address.
+    candidates, rows = stored_pages.versions(game, slug)
     if not candidates:
         return _redirect_old_slug(request, get_object_or_404(Game.objects.published(), slug=game), slug)
     wanted = request.GET.get(CONTENT_PARAMETER)
-    entry = next((e for e in candidates if e.language == ui_language), candidates[0])
-    entry = next((e for e in candidates if e.language == wanted), entry)
+    entry = stored_pages.shown(candidates, ui_language, wanted)
     if entry.language != ui_language and entry.language != wanted:
         # The reader asked for this entry in their language: go to that version if one exists.
         translated = next((t for t in entry.related.translations if t.language == ui_language), None)
         if translated is not None:
             return redirect(entry_url_template(entry.game.slug).format(slug=translated.slug))
-
-    context = entry_page_context(request, entry)
-    context.update(as_of_context(request, entry))  # ?as_of=: the text as a release had it
-    return render(request, "rules/entry_detail.html", context)
+    if stored_pages.servable(request):  # the page as the worker stored it, if made of the same
+        page = stored_pages.stored_page(entry, ui_language, stored_pages.inputs(request, ui_language, rows))
+        if page is not None:
+            return page
+    return stored_pages.render_page(request, entry)
 
 
 @public_page(CONTENT_PARAMETER)

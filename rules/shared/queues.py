@@ -13,8 +13,9 @@ BUILDS = "default"
 # A moderator's import previews and imports, and releases whose day has come
 # (rules.jobs): minutes for a 20,000-entry document; they write, so one at a time.
 IMPORTS = "imports"
-# Semantic search's vectors (rules.search.tasks): runs of about a minute, one after
-# another until every document has its vector; nobody waits for them.
+# Semantic search's vectors (rules.search.tasks) and the stored entry pages
+# (rules.pages.stored_pages): runs of about a minute, one after another until every
+# document has its vector and every page is stored; nobody waits for them.
 EMBEDDINGS = "embeddings"
 
 QUEUES = (BUILDS, IMPORTS, EMBEDDINGS)

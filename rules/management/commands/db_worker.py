@@ -9,6 +9,10 @@ Beside the task loop, a thread of the same process
   its record says is stored, and has the missing ones built again
   (``rules.builds.upkeep``).
 
+A worker of the ``embeddings`` queue (or ``*``) also asks, as it starts, for the entry
+pages to be stored again where they changed (``rules.pages.stored_pages``): a deploy
+changes what every page is made of.
+
 A failure there is logged and tried again next time; it never stops the worker.
 """
 
@@ -22,7 +26,8 @@ from django_tasks_db.management.commands import db_worker
 
 from rules.builds import upkeep
 from rules.jobs import heartbeat
-from rules.shared.queues import BUILDS
+from rules.pages import stored_pages
+from rules.shared.queues import BUILDS, EMBEDDINGS
 
 logger = logging.getLogger("rules.worker")
 
@@ -66,6 +71,8 @@ class Command(db_worker.Command):
         queues = {name.strip() for name in options["queue_name"].split(",")}
         upkeep_thread = Upkeep(options["worker_id"], checks_storage=bool(queues & {"*", BUILDS}))
         upkeep_thread.start()
+        if queues & {"*", EMBEDDINGS}:  # a deploy may have changed how pages look
+            stored_pages.schedule()
         try:
             return super().handle(*args, **options)
         finally:

@@ -1,0 +1,22 @@
+"""Entry pages stored as an anonymous reader gets them (``rules.pages.stored_pages``)."""
+
+from django.db import models
+
+
+class StoredEntryPage(models.Model):
+    """One entry's page in one UI language, rendered by the worker, with the digest of
+    everything it was rendered from (``inputs``): served while a reader's request has
+    the same inputs, else rendered again in the request (never stale)."""
+
+    entry = models.ForeignKey("rules.Entry", on_delete=models.CASCADE, related_name="+")
+    ui_language = models.CharField(max_length=8)
+    inputs = models.CharField(max_length=40)
+    html = models.TextField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "ui_language"], name="stored_entry_page_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"entry {self.entry_id} ({self.ui_language})"

@@ -1,0 +1,221 @@
+"""Entry pages stored as an anonymous reader gets them: an uncached entry page is its one
+query, one more to find the stored page, and no rendering.
+
+Rendering an entry page costs more than everything else its request does together (1.4
+of 2.1 ms of CPU, ``bench/cpu.py``), yet what it shows depends on little: the rows of
+the page's query (the entry in each of its languages, with its game and source, and
+everything it shows of other items stored with it: ``rules.derived.relations``), the UI
+language, the site's address, and the code, templates, translations and static files
+that render them. So:
+
+- **What a page is made of** (``inputs``) is a digest of exactly those: the rows as the
+  database gives them (``PreparedQuery.with_digest``), the UI language, the scheme and
+  host, and ``deployed()`` (a digest of the code, templates, translations and static
+  manifest this process runs). A page's inputs change whenever anything it shows could.
+- **The reader** (``rules.pages.views.entry_detail``) computes its request's inputs and
+  is served the stored page only when they are equal to the stored page's; otherwise the
+  page is rendered in the request, as before. A stored page can therefore be missing or
+  old, never wrong: no write has to remember to throw one away.
+- **Only for anonymous readers of the plain address**: a request with a query string
+  (``?content=``, ``?as_of=``: the view reads them), with a session cookie (a moderator
+  may see more), or for an entry shown in a language other than the one asked for by
+  ``?content=`` is rendered as before.
+- **The worker stores them** (``store_entry_pages``, on the ``embeddings`` queue of work
+  nobody waits for): after every unit of work that changed public content (asked for once
+  per transaction, not while a run is waiting) and when a worker starts (a deploy changes
+  ``deployed()``), it renders every published entry's page whose inputs differ from the
+  stored ones, in each UI language, for about ``RUN_SECONDS`` a run, then asks for the
+  next. Rendering costs the worker what readers no longer pay: about 1.5 ms a page and
+  UI language.
+
+Pages of the same rows in every process and on every server are the same bytes, so the
+stored page is exactly what rendering in the request would give: ``tests/pages/
+test_stored_pages.py`` compares them after each kind of write.
+"""
+
+import hashlib
+import time
+from functools import cache
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connections, router, transaction
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.utils import translation
+from django_tasks import task
+
+from ..builds.site import SiteRequest
+from ..content.addresses import entry_url_template
+from ..content.models import Entry
+from ..content.prepared import PreparedQuery
+from ..shared.queues import EMBEDDINGS
+from .models import StoredEntryPage
+from .page_context import entry_page_context
+from .releases import as_of_context
+
+RUN_SECONDS = 60
+PRIORITY = -20  # after the vectors' runs: search answers better with them
+BATCH = 50  # pages written per transaction
+
+# Every language's version of an entry, for its page: the same SQL for every entry,
+# so it is compiled once (rules.content.prepared). Sorted in Python: ORDER BY costs more to
+# compile than a sort of a version or two.
+ENTRY_PAGE_VERSIONS = PreparedQuery(
+    Entry, lambda game, slug: Entry.objects.published().filter(game__slug=game, slug=slug).for_page().order_by(), 2
+)
+
+# What ``deployed()`` reads, under the project's directory.
+DEPLOYED_SOURCES = (("rules", ".py"), ("faq", ".py"), ("rulesite", ".py"), ("templates", ""), ("locale", ".mo"))
+
+
+def versions(game: str, slug: str) -> tuple[list[Entry], str]:
+    """The entry's versions (sorted by language) and the digest of their rows."""
+    candidates, rows = ENTRY_PAGE_VERSIONS.with_digest(game, slug)
+    return sorted(candidates, key=lambda candidate: candidate.language), rows
+
+
+def shown(candidates: list[Entry], ui_language: str, wanted: str | None) -> Entry:
+    """The version a page shows: the one ``?content=`` asks for, else the UI language's,
+    else the first."""
+    entry = next((e for e in candidates if e.language == ui_language), candidates[0])
+    return next((e for e in candidates if e.language == wanted), entry)
+
+
+def render_page(request, entry: Entry) -> HttpResponse:
+    """The entry page, rendered."""
+    context = entry_page_context(request, entry)
+    context.update(as_of_context(request, entry))  # ?as_of=: the text as a release had it
+    return render(request, "rules/entry_detail.html", context)
+
+
+@cache
+def deployed() -> str:
+    """A digest of what renders pages in this process: the project's Python, templates
+    and compiled translations, the static files' manifest, Django's version and the
+    settings a page's bytes depend on. Read once per process (a deploy restarts it)."""
+    import django
+
+    read = (django.get_version(), settings.DEBUG, settings.LANGUAGES, settings.LANGUAGE_CODE, settings.TIME_ZONE,
+            settings.USE_TZ, settings.STATIC_URL, settings.STORAGES.get("staticfiles"))  # fmt: skip
+    digest = hashlib.sha1(repr(read).encode(), usedforsecurity=False)
+    base = Path(settings.BASE_DIR)
+    for folder, suffix in DEPLOYED_SOURCES:
+        for path in sorted((base / folder).rglob(f"*{suffix}")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(base)).encode() + b"\0" + path.read_bytes())
+    if settings.STATIC_ROOT and (manifest := Path(settings.STATIC_ROOT) / "staticfiles.json").is_file():
+        digest.update(manifest.read_bytes())
+    return digest.hexdigest()
+
+
+def inputs(request, ui_language: str, rows: str) -> str:
+    """What a page rendered for ``request`` from rows of digest ``rows`` is made of."""
+    made_of = f"{deployed()}\n{ui_language}\n{request.scheme}://{request.get_host()}{request.path}\n{rows}"
+    return hashlib.sha1(made_of.encode(), usedforsecurity=False).hexdigest()
+
+
+def servable(request) -> bool:
+    """Whether a stored page may answer ``request`` (module docstring)."""
+    return not request.META.get("QUERY_STRING") and settings.SESSION_COOKIE_NAME not in request.COOKIES
+
+
+def stored_page(entry: Entry, ui_language: str, made_of: str) -> HttpResponse | None:
+    """The stored page of ``entry`` in ``ui_language`` if it was made of ``made_of``."""
+    reading = connections[router.db_for_read(StoredEntryPage)]  # a replica for a reader
+    with reading.cursor() as cursor:
+        cursor.execute(_lookup_sql(), [entry.pk, ui_language, made_of])
+        row = cursor.fetchone()
+    return HttpResponse(row[0]) if row is not None else None
+
+
+@cache
+def _lookup_sql() -> str:
+    table = StoredEntryPage._meta.db_table
+    return f"SELECT html FROM {table} WHERE entry_id = %s AND ui_language = %s AND inputs = %s"
+
+
+# -- the worker ---------------------------------------------------------------------------
+
+
+@task(priority=PRIORITY, queue_name=EMBEDDINGS)
+def store_entry_pages() -> int:
+    """Store pages whose inputs changed, for about RUN_SECONDS; how many it rendered."""
+    done, finished = refresh(seconds=RUN_SECONDS)
+    if not finished:
+        _enqueue()
+    return done
+
+
+def refresh(seconds: float | None = None) -> tuple[int, bool]:
+    """Render and store every published entry's page, in each UI language, whose stored
+    inputs differ from its inputs now (for ``seconds`` at most); (pages rendered, whether
+    every page was looked at). Pages of entries no longer published are deleted."""
+    deadline = None if seconds is None else time.monotonic() + seconds
+    StoredEntryPage.objects.exclude(entry__in=Entry.objects.published()).delete()
+    stored = {(entry, ui): made_of for entry, ui, made_of in StoredEntryPage.objects.values_list(
+        "entry_id", "ui_language", "inputs").iterator()}  # fmt: skip
+    pages = Entry.objects.published().order_by("game__slug", "slug").values_list("game__slug", "slug").distinct()
+    done, batch = 0, []
+    for game_slug, slug in pages.iterator():
+        for ui_language, _name in settings.LANGUAGES:
+            # Loaded in the UI language, as a request does: what an entry shows of other
+            # items carries addresses in the language active when it is first read.
+            with translation.override(ui_language):
+                candidates, rows = versions(game_slug, slug)
+                if not candidates:  # unpublished since the list was read
+                    break
+                entry = shown(candidates, ui_language, None)
+                if entry.language != ui_language and any(
+                    t.language == ui_language for t in entry.related.translations
+                ):
+                    continue  # the address redirects to the translation
+                path = entry_url_template(game_slug, ui_language).format(slug=slug)
+                request = SiteRequest(path, ui_language=ui_language)
+                made_of = inputs(request, ui_language, rows)
+                if stored.get((entry.pk, ui_language)) == made_of:
+                    continue
+                html = render_page(request, entry).content.decode()
+            batch.append(StoredEntryPage(entry=entry, ui_language=ui_language, inputs=made_of, html=html))
+            done += 1
+        if len(batch) >= BATCH:
+            _write(batch)
+            batch = []
+        if deadline is not None and time.monotonic() > deadline:
+            _write(batch)
+            return done, False
+    _write(batch)
+    return done, True
+
+
+def _write(pages: list[StoredEntryPage]) -> None:
+    if pages:
+        StoredEntryPage.objects.bulk_create(
+            pages, update_conflicts=True, unique_fields=["entry", "ui_language"], update_fields=["inputs", "html"]
+        )
+
+
+def schedule(sender=None, scope=None, **kwargs) -> None:
+    """The pipeline's ``finished`` receiver: once a unit of work that changed public
+    content commits, the worker stores its pages (once per transaction, and not while a
+    run is waiting to start)."""
+    if scope is not None and not scope.public:
+        return
+    connection = transaction.get_connection()
+    if connection.in_atomic_block and any(entry[1] is _enqueue for entry in connection.run_on_commit):
+        return
+    transaction.on_commit(_enqueue, robust=True)
+
+
+def _enqueue() -> None:
+    if not _waiting():
+        store_entry_pages.enqueue()
+
+
+def _waiting() -> bool:
+    from django_tasks_db import DatabaseBackend
+    from django_tasks_db.models import DBTaskResult
+
+    if not isinstance(store_entry_pages.get_backend(), DatabaseBackend):
+        return False
+    return DBTaskResult.objects.ready().filter(task_path=store_entry_pages.module_path).exists()

@@ -1,0 +1,211 @@
+"""Entry pages stored by the worker (rules.pages.stored_pages): a stored page is served
+only while it is made of what the reader's request would render, so it is the same
+bytes as rendering in the request, before and after every kind of write."""
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db.models import F, Value
+from django.db.models.functions import Concat
+from django_tasks_db.models import DBTaskResult
+
+from rules.content.models import Entry, Game, Source
+from rules.content.querysets import Status
+from rules.moderation.translations import start_translation
+from rules.pages import stored_pages
+from rules.pages.models import StoredEntryPage
+from tests.builds import run_background_tasks
+from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
+
+pytestmark = pytest.mark.django_db
+
+MARKER = "<!-- as stored -->"
+UI_LANGUAGES = [code for code, _name in settings.LANGUAGES]
+
+
+@pytest.fixture(autouse=True)
+def _uncached(settings):
+    """The rendering path is what is compared: the whole-response cache is off."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+
+
+@written_together
+def world():
+    """Two games; the first with a source, see-also links both ways, an erratum, a FAQ
+    question, a German translation and an entry only in German."""
+    user = get_user_model().objects.create_user("translator")
+    game = make_game(name="Heroes")
+    source = make_source(game=game, title="Rules Reference")
+    attack = make_entry(game=game, source=source, title="Attack", body="Deal damage. See [[Defence]].",
+                        see_also=["Damage"])  # fmt: skip
+    damage = make_entry(game=game, source=source, title="Damage", body="Damage stays on the card.")
+    make_entry(game=game, source=source, title="Defence", body="Exhaust to defend. See [[Attack]].")
+    make_entry(game=game, language="de", title="Nur Deutsch", body="Gibt es nur auf Deutsch.")
+    make_erratum(game=game, title="Attack fix", original_text="Deal damage", corrected_text="Deal 1 damage",
+                 affects=[attack])  # fmt: skip
+    make_question(game=game, question="Does damage stay?", related_entries=[damage])
+    german = start_translation(attack, "de", user)
+    german.title = "Angriff"
+    german.save()
+    german.status = Status.PUBLISHED
+    german.save()
+    other = make_game(name="Villains")
+    make_entry(game=other, title="Scheme", body="Add threat.")
+    return game, other
+
+
+def pages() -> list[str]:
+    """Every entry page's address in every UI language (redirects left out)."""
+    urls = []
+    for entry in Entry.objects.published().select_related("game"):
+        for ui_language in UI_LANGUAGES:
+            urls.append(entry.url_in(ui_language))
+    return urls
+
+
+def get_all(client, urls) -> dict[str, tuple[int, str]]:
+    got = {}
+    for url in urls:
+        response = client.get(url)
+        got[url] = (response.status_code, response.content.decode())
+    return got
+
+
+def live(client, urls) -> dict[str, tuple[int, str]]:
+    """The pages as rendered in the request: with no page stored."""
+    StoredEntryPage.objects.all().delete()
+    return get_all(client, urls)
+
+
+def mark_stored() -> None:
+    """Every stored page gets a comment, to see which responses came from the store."""
+    StoredEntryPage.objects.update(html=Concat(F("html"), Value(MARKER)))
+
+
+def test_a_stored_page_is_the_page_rendered_in_the_request(client):
+    world()
+    urls = pages()
+    rendered = live(client, urls)
+    done, finished = stored_pages.refresh()
+    assert finished and done == StoredEntryPage.objects.count() > 0
+    assert get_all(client, urls) == rendered
+    mark_stored()
+    served = get_all(client, urls)
+    from_store = [url for url, (status, html) in served.items() if html.endswith(MARKER)]
+    # Every page a reader gets at its address (not a redirect to its translation).
+    assert sorted(from_store) == sorted(url for url, (status, _html) in rendered.items() if status == 200)
+    assert stored_pages.refresh() == (0, True)  # nothing changed: nothing rendered again
+
+
+def edit_body():
+    entry = Entry.objects.get(title="Damage")
+    entry.body = "Damage stays on the card until healed."
+    entry.save()
+
+
+def retitle_a_see_also_target():
+    entry = Entry.objects.get(title="Damage")
+    entry.title = "Harm"
+    entry.save()
+
+
+def new_erratum():
+    make_erratum(game=Game.objects.get(name="Heroes"), title="Defence fix", original_text="Exhaust",
+                 corrected_text="Ready", affects=[Entry.objects.get(title="Defence")])  # fmt: skip
+
+
+def new_question():
+    make_question(game=Game.objects.get(name="Heroes"), question="Can I attack twice?",
+                  related_entries=[Entry.objects.get(title="Attack")])  # fmt: skip
+
+
+def unpublish_a_linked_entry():
+    entry = Entry.objects.get(title="Defence")
+    entry.status = Status.DRAFT
+    entry.save()
+
+
+def rename_the_game():
+    game = Game.objects.get(name="Heroes")
+    game.name = "Heroes Reborn"
+    game.save()
+
+
+def retitle_the_source():
+    source = Source.objects.get(title="Rules Reference")
+    source.title = "Rules Reference 2.0"
+    source.save()
+
+
+def translate():
+    user = get_user_model().objects.get(username="translator")
+    german = start_translation(Entry.objects.get(title="Damage"), "de", user)
+    german.title = "Schaden"
+    german.save()
+    german.status = Status.PUBLISHED
+    german.save()
+
+
+WRITES = [edit_body, retitle_a_see_also_target, new_erratum, new_question, unpublish_a_linked_entry,
+          rename_the_game, retitle_the_source, translate]  # fmt: skip
+
+
+@pytest.mark.parametrize("write", WRITES, ids=lambda write: write.__name__)
+def test_after_a_write_no_stored_page_is_served_stale(client, write):
+    game, _other = world()
+    stored_pages.refresh()
+    mark_stored()
+    write()  # the worker has not run since
+    urls = pages()
+    served = get_all(client, urls)
+    rendered = live(client, urls)
+    assert {url: (status, html.removesuffix(MARKER)) for url, (status, html) in served.items()} == rendered
+    heroes = [url for url in urls if f"/games/{game.slug}/" in url and served[url][0] == 200]
+    assert any(not served[url][1].endswith(MARKER) for url in heroes)  # the write changed some pages
+    scheme = Entry.objects.get(title="Scheme")
+    assert served[scheme.url_in("en")][1].endswith(MARKER)  # another game's pages stay stored
+
+
+def test_the_worker_stores_again_only_what_changed(client):
+    world()
+    _done, _finished = stored_pages.refresh()
+    total = StoredEntryPage.objects.count()
+    edit_body()
+    done, finished = stored_pages.refresh()
+    assert finished and 0 < done < total
+
+
+def test_requests_with_a_query_or_a_session_cookie_are_rendered(client):
+    world()
+    stored_pages.refresh()
+    mark_stored()
+    url = Entry.objects.get(title="Attack").url_in("en")
+    assert client.get(url).content.decode().endswith(MARKER)
+    assert not client.get(url + "?content=de").content.decode().endswith(MARKER)
+    client.cookies[settings.SESSION_COOKIE_NAME] = "made-up"
+    assert not client.get(url).content.decode().endswith(MARKER)
+
+
+def test_a_deploy_leaves_the_stored_pages_unused_until_stored_again(client, monkeypatch):
+    world()
+    stored_pages.refresh()
+    mark_stored()
+    url = Entry.objects.get(title="Attack").url_in("en")
+    monkeypatch.setattr(stored_pages, "deployed", lambda: "another deploy")
+    assert not client.get(url).content.decode().endswith(MARKER)
+    done, _finished = stored_pages.refresh()
+    assert done == StoredEntryPage.objects.count()  # every page again
+
+
+def test_a_unit_of_work_asks_the_worker_once_and_it_stores_the_pages(client, django_capture_on_commit_callbacks):
+    queued = DBTaskResult.objects.filter(task_path=stored_pages.store_entry_pages.module_path)
+    with django_capture_on_commit_callbacks(execute=True):
+        game, _other = world()
+    assert queued.count() == 1
+    with django_capture_on_commit_callbacks(execute=True):
+        make_entry(game=game, title="Block", body="Exhaust to block.")
+    assert queued.count() == 1  # one run waits already: it will see this entry too
+    run_background_tasks()
+    assert queued.get().return_value == StoredEntryPage.objects.count() > 0
+    block = Entry.objects.get(title="Block")
+    assert StoredEntryPage.objects.filter(entry=block).count() == len(UI_LANGUAGES)
