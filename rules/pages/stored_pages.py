@@ -39,7 +39,7 @@ from functools import cache
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connections, router, transaction
+from django.db import connections, router
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils import translation
@@ -49,7 +49,7 @@ from ..builds.site import SiteRequest
 from ..content.addresses import entry_url_template
 from ..content.models import Entry
 from ..content.prepared import PreparedQuery
-from ..shared.queues import EMBEDDINGS
+from ..shared.queues import EMBEDDINGS, Refresh
 from .models import StoredEntryPage
 from .page_context import entry_page_context
 from .releases import as_of_context
@@ -143,7 +143,7 @@ def store_entry_pages() -> int:
     """Store pages whose inputs changed, for about RUN_SECONDS; how many it rendered."""
     done, finished = refresh(seconds=RUN_SECONDS)
     if not finished:
-        _enqueue()
+        RUNS.enqueue()
     return done
 
 
@@ -196,26 +196,11 @@ def _write(pages: list[StoredEntryPage]) -> None:
 
 
 def schedule(sender=None, scope=None, **kwargs) -> None:
-    """The pipeline's ``finished`` receiver: once a unit of work that changed public
-    content commits, the worker stores its pages (once per transaction, and not while a
-    run is waiting to start)."""
-    if scope is not None and not scope.public:
-        return
-    connection = transaction.get_connection()
-    if connection.in_atomic_block and any(entry[1] is _enqueue for entry in connection.run_on_commit):
-        return
-    transaction.on_commit(_enqueue, robust=True)
+    """The pipeline's ``finished`` receiver (and a worker's start): once a unit of work that
+    changed public content commits, the worker stores its pages (``Refresh``: once per
+    transaction, and not while a run is waiting to start)."""
+    if scope is None or scope.public:
+        RUNS.schedule()
 
 
-def _enqueue() -> None:
-    if not _waiting():
-        store_entry_pages.enqueue()
-
-
-def _waiting() -> bool:
-    from django_tasks_db import DatabaseBackend
-    from django_tasks_db.models import DBTaskResult
-
-    if not isinstance(store_entry_pages.get_backend(), DatabaseBackend):
-        return False
-    return DBTaskResult.objects.ready().filter(task_path=store_entry_pages.module_path).exists()
+RUNS = Refresh(store_entry_pages)

@@ -13,10 +13,9 @@ it; finding that out reads every document once (0.15 s for 10,800 short document
 0.75 s for 54,000: ``stale`` in ``rules.search.vector_refresh``).
 """
 
-from django.db import transaction
 from django_tasks import task
 
-from ..shared.queues import EMBEDDINGS
+from ..shared.queues import EMBEDDINGS, Refresh
 from . import embedders
 
 RUN_SECONDS = 60
@@ -37,24 +36,9 @@ def embed_search_documents() -> int:
 def schedule() -> None:
     """Have the worker embed what is missing or stale, once the current transaction
     commits (at once outside one); no-op when semantic search is off."""
-    if not embedders.enabled():
-        return
-    connection = transaction.get_connection()
-    if connection.in_atomic_block and any(entry[1] is _enqueue for entry in connection.run_on_commit):
-        return  # already asked in this transaction
-    transaction.on_commit(_enqueue, robust=True)
+    if embedders.enabled():
+        RUNS.schedule()
 
 
-def _enqueue() -> None:
-    if not _waiting():
-        embed_search_documents.enqueue()
-
-
-def _waiting() -> bool:
-    """Whether a run is queued and not started yet (known for the database backend only)."""
-    from django_tasks_db import DatabaseBackend
-    from django_tasks_db.models import DBTaskResult
-
-    if not isinstance(embed_search_documents.get_backend(), DatabaseBackend):
-        return False
-    return DBTaskResult.objects.ready().filter(task_path=embed_search_documents.module_path).exists()
+RUNS = Refresh(embed_search_documents)
+_enqueue = RUNS.enqueue  # what is run after the commit (and by a run that stopped early)

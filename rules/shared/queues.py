@@ -19,3 +19,35 @@ IMPORTS = "imports"
 EMBEDDINGS = "embeddings"
 
 QUEUES = (BUILDS, IMPORTS, EMBEDDINGS)
+
+
+class Refresh:
+    """A task of no arguments that brings something up to date (semantic search's vectors,
+    the stored entry pages), asked for by ``schedule()`` after writes: queued once the
+    current transaction commits (at once outside one), once per transaction however often
+    it is asked, and not while a run of it waits in the queue. A run that stopped before
+    the end asks for the next with ``enqueue()``."""
+
+    def __init__(self, task):
+        self.task = task
+
+    def schedule(self) -> None:
+        from django.db import transaction
+
+        connection = transaction.get_connection()
+        if connection.in_atomic_block and any(entry[1] == self.enqueue for entry in connection.run_on_commit):
+            return  # already asked in this transaction
+        transaction.on_commit(self.enqueue, robust=True)
+
+    def enqueue(self) -> None:
+        if not self.waiting():
+            self.task.enqueue()
+
+    def waiting(self) -> bool:
+        """Whether a run is queued and not started yet (known for the database backend only)."""
+        from django_tasks_db import DatabaseBackend
+        from django_tasks_db.models import DBTaskResult
+
+        if not isinstance(self.task.get_backend(), DatabaseBackend):
+            return False
+        return DBTaskResult.objects.ready().filter(task_path=self.task.module_path).exists()
