@@ -137,6 +137,13 @@ def current(game: str | None = None, using: str | None = None) -> Version:
     return Version(int(token), changed_at, int(vectors), None if game_token is None else int(game_token))
 
 
+def game_tokens(using: str | None = None) -> dict[int, int]:
+    """Every game's token, by game id (a game without a row has none)."""
+    with (connections[using] if using else reading_connection()).cursor() as cursor:
+        cursor.execute(f"SELECT game_id, token FROM {GAME_TABLE}")  # noqa: S608
+        return {game_id: int(token) for game_id, token in cursor.fetchall()}
+
+
 def of_request(request) -> Version:
     """The version the response cache read for this request (``rulesite.response_cache``
     keeps it on the request), else read now."""

@@ -166,13 +166,21 @@ def test_after_a_write_no_stored_page_is_served_stale(client, write):
     assert served[scheme.url_in("en")][1].endswith(MARKER)  # another game's pages stay stored
 
 
-def test_the_worker_stores_again_only_what_changed(client):
+def test_the_worker_stores_again_only_what_changed(client, django_assert_num_queries):
     world()
     _done, _finished = stored_pages.refresh()
     total = StoredEntryPage.objects.count()
     edit_body()
     done, finished = stored_pages.refresh()
     assert finished and 0 < done < total
+    # Nothing written since: no game is looked at (old pages, the tokens, the stored
+    # pages' inputs, the games), however many pages there are.
+    with django_assert_num_queries(4):
+        assert stored_pages.refresh() == (0, True)
+    scheme = Entry.objects.get(title="Scheme")  # the other game's one entry
+    scheme.body = "Add two threat."
+    scheme.save()
+    assert stored_pages.refresh() == (len(UI_LANGUAGES), True)
 
 
 def test_requests_with_a_query_or_a_session_cookie_are_rendered(client):
