@@ -100,8 +100,12 @@ def deployed() -> str:
     settings a page's bytes depend on. Read once per process (a deploy restarts it)."""
     import django
 
-    read = (django.get_version(), settings.DEBUG, settings.LANGUAGES, settings.LANGUAGE_CODE, settings.TIME_ZONE,
-            settings.USE_TZ, settings.STATIC_URL, settings.STORAGES.get("staticfiles"))  # fmt: skip
+    # Values whose repr is the same in every process: the languages' codes, not their names,
+    # which are lazy translations written in whatever language is active at the first call
+    # (a reader's, in a web process; the names themselves come from the catalogues).
+    read = (django.get_version(), settings.DEBUG, [code for code, _name in settings.LANGUAGES],
+            settings.LANGUAGE_CODE, settings.TIME_ZONE, settings.USE_TZ, str(settings.STATIC_URL),
+            sorted(settings.STORAGES.get("staticfiles", {}).items()))  # fmt: skip
     digest = hashlib.sha1(repr(read).encode(), usedforsecurity=False)
     base = Path(settings.BASE_DIR)
     for folder, suffix in DEPLOYED_SOURCES:

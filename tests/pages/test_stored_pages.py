@@ -2,6 +2,10 @@
 only while it is made of what the reader's request would render, so it is the same
 bytes as rendering in the request, before and after every kind of write."""
 
+import os
+import subprocess
+import sys
+
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -217,3 +221,19 @@ def test_a_unit_of_work_asks_the_worker_once_and_it_stores_the_pages(client, dja
     assert queued.get().return_value == StoredEntryPage.objects.count() > 0
     block = Entry.objects.get(title="Block")
     assert StoredEntryPage.objects.filter(entry=block).count() == len(UI_LANGUAGES)
+
+
+def test_the_web_processes_and_the_worker_agree_on_what_pages_are_rendered_with(settings):
+    """The worker stores pages in one process and the web servers read them in others:
+    ``deployed()`` must be the same in every process of one deploy, whatever language the
+    process has active when it first asks (a reader's request, or none in the worker)."""
+    code = (
+        "import django; django.setup(); from django.conf import settings; from django.utils import translation; "
+        f"settings.DEBUG = {settings.DEBUG!r}; translation.activate(LANGUAGE); "
+        "from rules.pages import stored_pages; print(stored_pages.deployed())"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "rulesite.settings.test")}
+    made = [subprocess.run([sys.executable, "-c", code.replace("LANGUAGE", repr(language))], env=env, check=True,
+                           capture_output=True, text=True, cwd=settings.BASE_DIR).stdout.split()[-1]
+            for language in ("de", "pl")]  # fmt: skip
+    assert made == [stored_pages.deployed()] * 2
