@@ -72,11 +72,10 @@ def entry_detail(request, game, slug):
         return _redirect_old_slug(request, get_object_or_404(Game.objects.published(), slug=game), slug)
     wanted = request.GET.get(CONTENT_PARAMETER)
     entry = stored_pages.shown(candidates, ui_language, wanted)
-    if entry.language != ui_language and entry.language != wanted:
-        # The reader asked for this entry in their language: go to that version if one exists.
-        translated = next((t for t in entry.related.translations if t.language == ui_language), None)
-        if translated is not None:
-            return redirect(entry_url_template(entry.game.slug).format(slug=translated.slug))
+    # The reader asked for this entry in their language: go to that version if one exists.
+    translated = stored_pages.translation_to_go_to(entry, ui_language, wanted)
+    if translated is not None:
+        return redirect(entry_url_template(entry.game.slug).format(slug=translated.slug))
     if stored_pages.servable(request):  # the page as the worker stored it, if made of the same
         page = stored_pages.stored_page(entry, ui_language, stored_pages.inputs(request, ui_language, rows))
         if page is not None:
