@@ -48,14 +48,27 @@ def world():
     make_erratum(game=game, title="Attack fix", original_text="Deal damage", corrected_text="Deal 1 damage",
                  affects=[attack])  # fmt: skip
     make_question(game=game, question="Does damage stay?", related_entries=[damage])
-    german = start_translation(attack, "de", user)
-    german.title = "Angriff"
-    german.save()
-    german.status = Status.PUBLISHED
-    german.save()
+    translate_and_publish(attack, "Angriff", user)
     other = make_game(name="Villains")
     make_entry(game=other, title="Scheme", body="Add threat.")
     return game, other
+
+
+def translate_and_publish(entry: Entry, title: str, user) -> None:
+    """A German translation of ``entry``, made by the translators' tool and published."""
+    german = start_translation(entry, "de", user)
+    german.title = title
+    german.save()
+    german.status = Status.PUBLISHED
+    german.save()
+
+
+def edit(model, lookup: dict, **values) -> None:
+    """One row found by ``lookup`` saved with new ``values``, as a moderator's edit."""
+    row = model.objects.get(**lookup)
+    for name, value in values.items():
+        setattr(row, name, value)
+    row.save()
 
 
 def pages() -> list[str]:
@@ -102,15 +115,11 @@ def test_a_stored_page_is_the_page_rendered_in_the_request(client):
 
 
 def edit_body():
-    entry = Entry.objects.get(title="Damage")
-    entry.body = "Damage stays on the card until healed."
-    entry.save()
+    edit(Entry, {"title": "Damage"}, body="Damage stays on the card until healed.")
 
 
 def retitle_a_see_also_target():
-    entry = Entry.objects.get(title="Damage")
-    entry.title = "Harm"
-    entry.save()
+    edit(Entry, {"title": "Damage"}, title="Harm")
 
 
 def new_erratum():
@@ -124,30 +133,20 @@ def new_question():
 
 
 def unpublish_a_linked_entry():
-    entry = Entry.objects.get(title="Defence")
-    entry.status = Status.DRAFT
-    entry.save()
+    edit(Entry, {"title": "Defence"}, status=Status.DRAFT)
 
 
 def rename_the_game():
-    game = Game.objects.get(name="Heroes")
-    game.name = "Heroes Reborn"
-    game.save()
+    edit(Game, {"name": "Heroes"}, name="Heroes Reborn")
 
 
 def retitle_the_source():
-    source = Source.objects.get(title="Rules Reference")
-    source.title = "Rules Reference 2.0"
-    source.save()
+    edit(Source, {"title": "Rules Reference"}, title="Rules Reference 2.0")
 
 
 def translate():
-    user = get_user_model().objects.get(username="translator")
-    german = start_translation(Entry.objects.get(title="Damage"), "de", user)
-    german.title = "Schaden"
-    german.save()
-    german.status = Status.PUBLISHED
-    german.save()
+    translator = get_user_model().objects.get(username="translator")
+    translate_and_publish(Entry.objects.get(title="Damage"), "Schaden", translator)
 
 
 WRITES = [edit_body, retitle_a_see_also_target, new_erratum, new_question, unpublish_a_linked_entry,
@@ -181,9 +180,7 @@ def test_the_worker_stores_again_only_what_changed(client, django_assert_num_que
     # pages' inputs, the games), however many pages there are.
     with django_assert_num_queries(4):
         assert stored_pages.refresh() == (0, True)
-    scheme = Entry.objects.get(title="Scheme")  # the other game's one entry
-    scheme.body = "Add two threat."
-    scheme.save()
+    edit(Entry, {"title": "Scheme"}, body="Add two threat.")  # the other game's one entry
     assert stored_pages.refresh() == (len(UI_LANGUAGES), True)
 
 
