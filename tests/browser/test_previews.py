@@ -337,7 +337,9 @@ def test_tap_on_a_phone_previews_then_opens_the_entry(live_server, browser, worl
 
 
 def test_a_tap_whose_preview_cannot_be_had_opens_the_entry(live_server, browser, world):
-    context = browser.new_context(**PHONE)
+    # Without the service worker: once it controls the page (it claims it soon after the
+    # first load), it fetches previews itself, past page.route, and the preview opens.
+    context = browser.new_context(**PHONE, service_workers="block")
     page = context.new_page()
     try:
         page.route("**/api/**", lambda route: route.abort())  # the API is unreachable
