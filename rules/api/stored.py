@@ -20,6 +20,12 @@ serializing them again. An item without a stored body is serialized as before.
   database connection and run with the page's numbers. Building and compiling them had
   cost more than running them (``bench/cpu.py``, API list of 50). With a filter or a
   cursor the queryset is built per request, as before.
+- **Its count is counted once per content version** (``CompiledList.counts``): every
+  write that can change how many items a list has changes the site's content token in
+  the same transaction (``rules.content.version``), the token the response cache reads
+  before the view, and this request's; so while a connection's last count was made
+  under the token this request read, it is the count. Kept per database alias: a
+  replica's count is never offered to a request reading another database.
 """
 
 import json
@@ -164,6 +170,7 @@ class CompiledList:
     def __init__(self):
         self._models: dict[type, type] = {}  # viewset class → the model it lists
         self._compiled: WeakKeyDictionary = WeakKeyDictionary()  # connection → {viewset class: SQL}
+        self.counts: dict[tuple[str, type], tuple[int, int]] = {}  # (alias, viewset class) → (token, count)
 
     def pages(self, view) -> "CompiledPages":
         kind = type(view)
@@ -174,7 +181,10 @@ class CompiledList:
         compiled = by_view.get(kind)
         if compiled is None:
             compiled = by_view[kind] = self._compile(view, reading.alias)
-        return CompiledPages(reading, *compiled)
+        version = getattr(view.request, "content_version", None)  # read by the response cache
+        # Token 0: a database without its version row, whose token never changes.
+        counted = Counted(self.counts, (reading.alias, kind), version.token) if version and version.token else None
+        return CompiledPages(reading, *compiled, counted=counted)
 
     @staticmethod
     def _compile(view, alias: str) -> tuple:
@@ -193,21 +203,45 @@ class CompiledPages:
     """An unfiltered list as ``Paginator`` reads it: ``count()``, then one slice (a page),
     each one query."""
 
-    def __init__(self, reading, count_sql: str, count_params: tuple, page_sql: str, page_params: tuple):
+    def __init__(self, reading, count_sql, count_params, page_sql, page_params, counted=None):
         self.reading = reading
         self.count_sql, self.count_params = count_sql, count_params
         self.page_sql, self.page_params = page_sql, page_params
+        self.counted = counted
 
     def count(self) -> int:
+        known = self.counted.get() if self.counted is not None else None
+        if known is not None:
+            return known
         with self.reading.cursor() as cursor:
             cursor.execute(self.count_sql, self.count_params)
-            return cursor.fetchone()[0]
+            count = cursor.fetchone()[0]
+        if self.counted is not None:
+            self.counted.put(count)
+        return count
 
     def __getitem__(self, window: slice) -> list[dict]:
         start, stop = window.start or 0, window.stop
         with self.reading.cursor() as cursor:
             cursor.execute(self.page_sql, (*self.page_params, stop - start, start))
             return [{"id": pk, "stored_body": body} for pk, body in cursor.fetchall()]
+
+
+class Counted:
+    """One list's count as last counted on one database, valid while the content token
+    read for this request is the one it was counted under (module docstring). A write
+    between the token's read and the count only makes the count newer than its token:
+    the next request reads the new token and counts again."""
+
+    def __init__(self, counts: dict, key: tuple, token: int):
+        self.counts, self.key, self.token = counts, key, token
+
+    def get(self) -> int | None:
+        token, count = self.counts.get(self.key, (None, None))
+        return count if token == self.token else None
+
+    def put(self, count: int) -> None:
+        self.counts[self.key] = (self.token, count)
 
 
 COMPILED_LISTS = CompiledList()

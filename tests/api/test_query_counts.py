@@ -70,6 +70,27 @@ def test_list_queries_do_not_grow_with_items(
     assert len(data["results"]) >= n
 
 
+def test_an_unfiltered_list_is_counted_once_per_content_version(client, db, django_assert_num_queries):
+    """A second page size of the same list needs no count until content changes; a new,
+    an unpublished and a deleted entry each show in the next count at once."""
+    populate(2)
+    before = get_json(client, "/api/v1/entries/?page_size=100")["count"]
+    with django_assert_num_queries(2):  # version, page
+        assert get_json(client, "/api/v1/entries/?page_size=99")["count"] == before
+    added = make_entry(game=make_game(), language="en", title="Added later")
+    assert get_json(client, "/api/v1/entries/?page_size=98")["count"] == before + 1
+    added.status = "draft"
+    added.save()
+    assert get_json(client, "/api/v1/entries/?page_size=97")["count"] == before
+    make_entry(game=added.game, language="de")
+    assert get_json(client, "/api/v1/entries/?page_size=96")["count"] == before + 1
+    added.game.delete()
+    assert get_json(client, "/api/v1/entries/?page_size=95")["count"] == before
+    games = get_json(client, "/api/v1/games/?page_size=100")["count"]
+    make_game()
+    assert get_json(client, "/api/v1/games/?page_size=99")["count"] == games + 1
+
+
 @pytest.mark.parametrize("n", [2, 20])
 def test_entries_measured_are_fully_linked(client, db, n):
     """The entries of the query-count test really carry every relation."""
