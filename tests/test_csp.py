@@ -5,8 +5,11 @@ additions only there. Whether pages work under it is tests/browser/test_csp.py."
 from html.parser import HTMLParser
 
 import pytest
+from csp.middleware import CSPMiddleware
 from django.db import connection
+from django.http import HttpResponse
 from django.template.loader import render_to_string
+from django.test import RequestFactory
 from django.test.utils import CaptureQueriesContext
 
 from rules.moderation.permissions import MODERATORS_GROUP
@@ -87,6 +90,27 @@ def test_redoc_alone_may_add_style_elements_and_a_blob_worker_also_from_the_cach
         assert policy["script-src"] == "'self'"
     home = directives(client.get("/en/"))
     assert "style-src-elem" not in home and "blob:" not in home["worker-src"]
+
+
+def test_the_header_is_the_one_django_csp_builds_and_follows_the_settings(client, world, settings):
+    """rulesite.csp builds the settings' policy once: it must be django-csp's own, for
+    pages, the API, errors and a report-only policy, and a changed setting must show."""
+
+    def django_csps(url: str) -> dict[str, str]:
+        response = HttpResponse()
+        CSPMiddleware(lambda request: response).process_response(RequestFactory().get(url), response)
+        return {name: value for name, value in response.items() if name.startswith("Content-Security")}
+
+    urls = [*public_urls(world)[:-2], "/en/games/blue-moon/rules/no-such-rule/", "/api/v1/entries/999999/"]
+    for url in urls:
+        headers = {name: value for name, value in client.get(url).items() if name.startswith("Content-Security")}
+        assert headers == django_csps(url) and len(headers) == 1, url
+
+    settings.CONTENT_SECURITY_POLICY = {"DIRECTIVES": {**BASE_DIRECTIVES, "img-src": ["'self'", "https:"]}}
+    settings.CONTENT_SECURITY_POLICY_REPORT_ONLY = {"DIRECTIVES": {"default-src": ["'none'"]}}
+    response = client.get("/en/games/blue-moon/rules/no-such-rule/")  # never cached
+    assert directives(response)["img-src"] == "'self' https:"
+    assert response.headers["Content-Security-Policy-Report-Only"] == "default-src 'none'"
 
 
 def test_errors_redirects_and_the_admin_have_the_policy(client, world):

@@ -147,7 +147,8 @@ MIDDLEWARE = [
     # Inside the response cache, so the Content-Security-Policy header (with any
     # per-view additions, csp.decorators) is stored with each cached response and sent
     # with every copy of it. Hence no nonces on public pages: a cached nonce is reused.
-    "csp.middleware.CSPMiddleware",
+    # django-csp's, with the settings' policy built once per process (rulesite/csp.py).
+    "rulesite.csp.ContentSecurityPolicyMiddleware",
     # gzip inside the cache: a cached response is compressed once, when rendered
     # (rulesite/compression.py; never the admin or a request with a session).
     "rulesite.compression.PublicGZipMiddleware",
