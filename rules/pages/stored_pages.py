@@ -58,7 +58,11 @@ from .models import StoredEntryPage
 from .page_context import entry_page_context
 from .releases import as_of_context
 
-RUN_SECONDS = 60
+# A run's length. Runs are short because a worker told to stop (SIGTERM, every deploy)
+# finishes its running task first, and the vectors' runs share the queue: a 10,000-entry
+# import's 40,000 pages take minutes, and a stop waited up to a minute for them
+# (tests/test_workers.py: 58-71 s on PostgreSQL, most of it that wait).
+RUN_SECONDS = 10
 PRIORITY = -20  # after the vectors' runs: search answers better with them
 BATCH = 50  # pages written per transaction
 
