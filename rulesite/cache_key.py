@@ -30,7 +30,7 @@ from urllib.parse import urlencode
 
 from django.core.signals import setting_changed
 from django.dispatch import receiver
-from django.http import Http404
+from django.http import Http404, HttpRequest, QueryDict
 from django.urls import Resolver404, get_urlconf, resolve
 from django.utils import translation
 from rest_framework.exceptions import APIException
@@ -161,15 +161,42 @@ def _api_params(view, view_class, method: str) -> tuple[str, ...] | None:
 _RENDERERS: dict[type, list] = {}
 
 
+# An Accept header or ?format= longer than this is negotiated without being kept.
+KEPT_NEGOTIATION_LENGTH = 200
+
+
 def _negotiated(view_class, request) -> str | None:
     """The renderer DRF's own negotiation picks for this request, with JSON's indent
-    (the only media type parameter a renderer of ours reads)."""
+    (the only media type parameter a renderer of ours reads). It reads only the
+    ``Accept`` header and ``?format=``: the answer for each pair of them is kept (the
+    process's last 1,024 short pairs; a longer one, which only a client that made it up
+    sends, is negotiated each time)."""
+    accept = request.META.get("HTTP_ACCEPT")
+    format_ = request.GET.get(FORMAT_PARAMETER)
+    if max(len(accept or ""), len(format_ or "")) > KEPT_NEGOTIATION_LENGTH:
+        return _negotiate(view_class, Request(request))
+    return _negotiated_for(view_class, accept, format_)
+
+
+@lru_cache(maxsize=1024)
+def _negotiated_for(view_class, accept: str | None, format_: str | None) -> str | None:
+    """``_negotiated`` for a request with only this ``Accept`` header and ``?format=``."""
+    stand_in = HttpRequest()
+    if accept is not None:
+        stand_in.META["HTTP_ACCEPT"] = accept
+    if format_ is not None:
+        stand_in.GET = QueryDict(mutable=True)
+        stand_in.GET[FORMAT_PARAMETER] = format_
+    return _negotiate(view_class, Request(stand_in))
+
+
+def _negotiate(view_class, request: Request) -> str | None:
     renderers = _RENDERERS.get(view_class)
     if renderers is None:
         renderers = _RENDERERS[view_class] = [renderer() for renderer in view_class.renderer_classes]
     negotiation = view_class.content_negotiation_class()
     try:
-        renderer, accepted = negotiation.select_renderer(Request(request), renderers)
+        renderer, accepted = negotiation.select_renderer(request, renderers)
     except (APIException, Http404):  # 406, or 404 for an unknown ?format=: not cached anyway
         return None
     media = renderer.media_type
