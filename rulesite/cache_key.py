@@ -60,7 +60,11 @@ class Representation:
 def describe(request) -> Representation | None:
     """What the view behind ``request`` declares and negotiates; None when it declares
     nothing (or the path is no view's): such a response is not cached."""
-    resolved = _view_of(request.path_info, get_urlconf(), translation.get_language())
+    path = request.path_info
+    if len(path) > KEPT_PATH_LENGTH:  # made up: resolved without being kept
+        resolved = _view_of.__wrapped__(path, get_urlconf(), None)
+    else:
+        resolved = _view_of(path, get_urlconf(), translation.get_language())
     if resolved is None:
         return None
     view, game = resolved
@@ -78,8 +82,13 @@ def describe(request) -> Representation | None:
     return None if media is None else Representation(params, media, vectors)
 
 
+# A path longer than this (no address of ours is) is resolved without being kept: the
+# kept paths take at most 4,096 times this many characters.
+KEPT_PATH_LENGTH = 400
+
+
 @lru_cache(maxsize=4096)
-def _view_of(path: str, urlconf, language: str) -> tuple | None:
+def _view_of(path: str, urlconf, language: str | None) -> tuple | None:
     """The view of a path and the game it names (its ``game`` argument), or None when no
     view has the path. Kept for the process's last 4,096 paths: resolving was a fifth of
     a cache hit's time, asked on every request. The language is part of the question:

@@ -180,6 +180,27 @@ def test_json_indent_is_its_own_representation(client, game):
     assert count == 1 and body(other) == body(plain)
 
 
+def test_negotiation_kept_per_accept_header_and_format_answers_each_client_alike(client, game):
+    """rulesite.cache_key keeps DRF's answer per short Accept header and ?format=, and
+    negotiates longer ones each time: every way gives the representation DRF picks."""
+    many = ", ".join(f"text/x-unknown-{n}" for n in range(20))  # over the kept length
+    for accept in (f"{many}, application/json; indent=2", "application/json; indent=2"):
+        for _ in range(2):
+            indented = client.get("/api/v1/games/", headers={"accept": accept})
+            assert indented["Content-Type"] == "application/json" and b'\n  "' in body(indented), accept
+    as_json = client.get("/api/v1/games/?format=json", headers={"accept": BROWSER_ACCEPT})
+    assert as_json["Content-Type"] == "application/json"
+    assert client.get("/api/v1/games/", headers={"accept": BROWSER_ACCEPT})["Content-Type"].startswith("text/html")
+    assert client.get("/api/v1/games/?format=nothing").status_code == 404
+
+
+def test_a_path_too_long_to_be_kept_is_still_answered(client, game):
+    entry = client.get("/en/games/blue-moon/")
+    assert entry.status_code == 200
+    missing = client.get("/en/games/blue-moon/rules/" + "x" * 500 + "/")
+    assert missing.status_code == 404 and "<html" in body(missing).decode()
+
+
 # --- encodings -------------------------------------------------------------------------
 
 
