@@ -47,7 +47,7 @@ def settings_policies() -> tuple[tuple[str, str, str, tuple[str, ...]], ...]:
 
 @receiver(setting_changed)
 def _settings_changed(setting, **kwargs):
-    if setting.startswith("CONTENT_SECURITY_POLICY") or setting == "DEBUG":
+    if setting.startswith("CONTENT_SECURITY_POLICY"):
         settings_policies.cache_clear()
 
 

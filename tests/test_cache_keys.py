@@ -195,8 +195,7 @@ def test_negotiation_kept_per_accept_header_and_format_answers_each_client_alike
 
 
 def test_a_path_too_long_to_be_kept_is_still_answered(client, game):
-    entry = client.get("/en/games/blue-moon/")
-    assert entry.status_code == 200
+    assert client.get("/en/games/blue-moon/").status_code == 200
     missing = client.get("/en/games/blue-moon/rules/" + "x" * 500 + "/")
     assert missing.status_code == 404 and "<html" in body(missing).decode()
 
