@@ -44,6 +44,24 @@ LAYOUT_SHIFT = """
 })
 """
 
+# What moved: each layout shift's time, score and the elements with their rectangles.
+SHIFT_SOURCES = """
+() => new Promise((resolve) => {
+  const shifts = [];
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const sources = (entry.sources || []).map((source) => ({
+        node: source.node ? source.node.nodeName + "." + source.node.className : null,
+        from: source.previousRect.toJSON(),
+        to: source.currentRect.toJSON(),
+      }));
+      shifts.push({at: Math.round(entry.startTime), value: entry.value, sources});
+    }
+  }).observe({type: "layout-shift", buffered: true});
+  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => resolve(shifts), 50)));
+})
+"""
+
 
 def shot(page, name: str, **kwargs) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -388,14 +406,19 @@ def test_an_entry_page_keeps_to_its_budgets(live_server, browser, world, size):
         print(f"\nentry page ({size}): {total} B of HTML, CSS and JS gzipped ({report})")  # noqa: T201 - the figure, for the record
         assert total < BUDGET
 
-        # No layout shift when a preview opens (and none before it).
+        # No layout shift when a preview opens: the score is the same after it as before,
+        # as test_embed.py measures it. Before it, the page's own load: CI once measured
+        # 1.2e-5 there (a hundred-thousandth of the screen, not seen in 12 runs here under
+        # load), so the load may not move anything a reader could see, and says what moved.
+        loaded = page.evaluate(LAYOUT_SHIFT)
+        assert loaded < 0.001, page.evaluate(SHIFT_SOURCES)
         link = page.locator(".body a.xref", has_text="Battering Ram")
         if size == "phone":
             link.tap()
         else:
             link.hover()
         expect(preview_box(page)).to_be_visible()
-        assert page.evaluate(LAYOUT_SHIFT) == 0
+        assert page.evaluate(LAYOUT_SHIFT) == loaded, page.evaluate(SHIFT_SOURCES)
         assert hosts == {urlsplit(live_server.url).netloc}
     finally:
         context.close()
