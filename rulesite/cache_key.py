@@ -62,9 +62,9 @@ def describe(request) -> Representation | None:
     nothing (or the path is no view's): such a response is not cached."""
     path = request.path_info
     if len(path) > KEPT_PATH_LENGTH:  # made up: resolved without being kept
-        resolved = _view_of.__wrapped__(path, get_urlconf(), None)
+        resolved = _view_of(path, get_urlconf())
     else:
-        resolved = _view_of(path, get_urlconf(), translation.get_language())
+        resolved = _kept_view_of(path, get_urlconf(), translation.get_language())
     if resolved is None:
         return None
     view, game = resolved
@@ -87,12 +87,9 @@ def describe(request) -> Representation | None:
 KEPT_PATH_LENGTH = 400
 
 
-@lru_cache(maxsize=4096)
-def _view_of(path: str, urlconf, language: str | None) -> tuple | None:
+def _view_of(path: str, urlconf) -> tuple | None:
     """The view of a path and the game it names (its ``game`` argument), or None when no
-    view has the path. Kept for the process's last 4,096 paths: resolving was a fifth of
-    a cache hit's time, asked on every request. The language is part of the question:
-    the prefix a path must have is the active language's (``i18n_patterns``)."""
+    view has the path."""
     try:
         match = resolve(path, urlconf)
     except Resolver404:
@@ -101,10 +98,18 @@ def _view_of(path: str, urlconf, language: str | None) -> tuple | None:
     return match.func, game if isinstance(game, str) else None
 
 
+@lru_cache(maxsize=4096)
+def _kept_view_of(path: str, urlconf, language: str) -> tuple | None:
+    """``_view_of``, kept for the process's last 4,096 paths: resolving was a fifth of a
+    cache hit's time, asked on every request. The language is part of the question: the
+    prefix a path must have is the active language's (``i18n_patterns``)."""
+    return _view_of(path, urlconf)
+
+
 @receiver(setting_changed)
 def _urlconf_changed(setting, **kwargs):
     if setting == "ROOT_URLCONF":  # as Django clears its own URL caches (tests)
-        _view_of.cache_clear()
+        _kept_view_of.cache_clear()
 
 
 def canonical_query(request, params: tuple[str, ...]) -> str:
