@@ -32,19 +32,9 @@ PHONE = {
 }
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 
-# The layout-shift score of the page so far, as Chromium measures it (CLS: the sum of
-# every layout-shift entry's value; the buffered flag includes those before the call).
-LAYOUT_SHIFT = """
-() => new Promise((resolve) => {
-  let score = 0;
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) score += entry.value;
-  }).observe({type: "layout-shift", buffered: true});
-  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => resolve(score), 50)));
-})
-"""
-
-# What moved: each layout shift's time, score and the elements with their rectangles.
+# Every layout shift of the page so far, as Chromium measures them (the buffered flag
+# includes those before the call): its time, score and the elements that moved, with
+# their rectangles.
 SHIFT_SOURCES = """
 () => new Promise((resolve) => {
   const shifts = [];
@@ -61,6 +51,11 @@ SHIFT_SOURCES = """
   requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => resolve(shifts), 50)));
 })
 """
+
+# The layout-shift score of the page so far (CLS: the sum of the shifts' values).
+LAYOUT_SHIFT = (
+    f"() => ({SHIFT_SOURCES.strip()})().then((shifts) => shifts.reduce((score, shift) => score + shift.value, 0))"
+)
 
 
 def shot(page, name: str, **kwargs) -> None:
