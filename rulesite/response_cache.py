@@ -64,6 +64,10 @@ from .shared_version import SharedVersion
 from .visitors import is_signed_in
 
 CACHEABLE_METHODS = ("GET", "HEAD")
+# Where a public response's scope is left for the WSGI layer in front of Django
+# (``rulesite.front_cache``): (the game, whether it reads the vectors, the tag it is
+# valid for), set when this middleware stored or served the response.
+SCOPE = "rulesite.response_cache.scope"
 
 
 def stored(response, max_bytes: int) -> tuple | None:
@@ -132,6 +136,7 @@ class PublicResponseCacheMiddleware:
                 cache_down(error, "serving pages")
                 tokens, cached, key = None, None, None
             if cached is not None and cached[0] == tokens.tag(game, representation.vectors):
+                request.META[SCOPE] = (game, representation.vectors, cached[0])
                 return restored(cached[1])
             version = getattr(request, "content_version", None)
         if version is None:
@@ -153,6 +158,7 @@ class PublicResponseCacheMiddleware:
             try:
                 if value is not None and self.may_store(request, tag):
                     self.cache.set(key, (tag, value), self.timeout)
+                    request.META[SCOPE] = (game, representation.vectors, tag)
             except CACHE_ERRORS as error:
                 cache_down(error, "serving pages")
         return response

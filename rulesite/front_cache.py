@@ -1,0 +1,215 @@
+"""Cache hits answered before Django: with Redis, a reader's repeated request is sent
+the bytes Django sent the last one, after one Redis round trip and no Python of Django's.
+
+Why: with Redis, a hit of the response cache (``rulesite.response_cache``) is one round
+trip, but it still went through Django's WSGI handler: the request object, the signals
+that check database connections, eleven middleware on the way in and out. That is most
+of a hit's time, and what kept cached pages at 0.56–0.73x of the static file
+(``bench/serve.py``). Measured on one gunicorn worker (deterministic, see the manual's
+operations page, "Workers"), against the static file in the same server: a WSGI
+function that does one Redis ``MGET`` and returns its bytes served 1.14x, the cached
+entry page 0.63–0.67x.
+
+**What it keeps.** This wraps Django's WSGI application (``rulesite.wsgi``). When Django
+answered a request with a public response that the response cache stored or served
+(the middleware says so in the WSGI environ, ``response_cache.SCOPE``: the game, the
+vectors flag and the tag of tokens the response is valid for), this keeps the
+response exactly as Django handed it to the server (status line, headers, body) under
+a key made of the request's raw inputs that can choose a response:
+
+- the scheme (and ``X-Forwarded-Proto``), ``Host`` (and ``X-Forwarded-Host``), the
+  server's name and port, the path and the raw query string;
+- ``Accept``, ``Accept-Encoding`` and ``Accept-Language`` as sent.
+
+That is finer than the response cache's key (which normalises each of them, after
+Django has resolved the view), so one response of the response cache may be kept here
+under several keys, never one key for two responses: every input Django reads to
+choose the bytes is in the key, or the request is not answered here.
+
+**What it does not answer** (Django does, with its own response cache behind it): any
+method but GET; a request with a ``Cookie`` (a session, a moderator, a language
+cookie), ``Authorization``, ``Origin`` (CORS headers are chosen per origin),
+a conditional or range request (``If-None-Match``, ``If-Modified-Since``, ``If-Match``,
+``If-Unmodified-Since``, ``If-Range``, ``Range``: Django answers 304 and 412); the
+static files, the health checks and the paths the response cache excludes; a key's
+inputs over ``MAX_KEY_CHARS`` characters.
+
+**What it does not keep**: anything but a ``200`` of a plain ``HttpResponse``, a
+response that sets a cookie, one that varies by a header not in the key, one over
+``RESPONSE_CACHE_MAX_BYTES``, and more than ``RESPONSE_CACHE_MAX_VARIANTS`` keys of one
+path per tag (a stranger sending a new ``Accept-Language`` each time makes Django answer
+him, from the response cache, not this cache grow).
+
+**Never stale, as the response cache is**: a kept response carries the tag it was
+stored or served under; it is sent only while the content tokens kept beside the pages
+(``rulesite.shared_version``: filled from the primary, thrown away by every unit of
+work when it commits) give that same tag. The key and the tokens are read in one
+pipelined round trip. When the tokens are missing (a write has just thrown them away,
+or they expired after ``RESPONSE_CACHE_VERSION_SECONDS``), Django answers, reads the
+database and fills them again.
+
+Only with Django's ``RedisCache`` as the response cache (the tokens' copy needs it);
+``DJANGO_FRONT_CACHE=0`` turns it off. Redis unreachable: Django answers, as without it.
+"""
+
+import hashlib
+import pickle
+
+from django.conf import settings
+from django.http import HttpResponse
+from django.utils.cache import cc_delim_re
+
+from rules.content.version import Version
+from rules.shared.cache_errors import CACHE_ERRORS, cache_down
+
+from .health import PATHS as HEALTH_PATHS
+from .response_cache import SCOPE
+from .shared_version import SharedVersion, configured
+
+# A request with any of these is answered by Django: its answer depends on them.
+PASSED_HEADERS = (
+    "HTTP_COOKIE",
+    "HTTP_AUTHORIZATION",
+    "HTTP_ORIGIN",
+    "HTTP_IF_NONE_MATCH",
+    "HTTP_IF_MODIFIED_SINCE",
+    "HTTP_IF_MATCH",
+    "HTTP_IF_UNMODIFIED_SINCE",
+    "HTTP_IF_RANGE",
+    "HTTP_RANGE",
+)
+# Everything else a response is chosen by, as the request sent it.
+KEY_INPUTS = (
+    "wsgi.url_scheme",
+    "HTTP_X_FORWARDED_PROTO",
+    "HTTP_HOST",
+    "HTTP_X_FORWARDED_HOST",
+    "SERVER_NAME",
+    "SERVER_PORT",
+    "SCRIPT_NAME",
+    "PATH_INFO",
+    "QUERY_STRING",
+    "HTTP_ACCEPT",
+    "HTTP_ACCEPT_ENCODING",
+    "HTTP_ACCEPT_LANGUAGE",
+)
+# The headers a kept response may vary by: the key's, and two a request answered here
+# never has (a response that varies by Cookie is not stored by the response cache).
+KEYED_VARY = frozenset({"accept", "accept-encoding", "accept-language", "origin", "cookie"})
+# A request whose key inputs are longer than this (no browser's are) is answered by
+# Django: so a key's text, and what a stranger can make one cost, is bounded.
+MAX_KEY_CHARS = 2000
+
+
+def wrap(application):
+    """``application`` with its cache hits answered in front of it, when the response
+    cache is Redis and ``RESPONSE_CACHE_FRONT`` is on; else ``application`` itself."""
+    shared = configured() if settings.RESPONSE_CACHE_FRONT else None
+    return application if shared is None else FrontCache(application, shared)
+
+
+class FrontCache:
+    def __init__(self, application, shared: SharedVersion):
+        self.application = application
+        self.shared = shared
+        self.timeout = settings.RESPONSE_CACHE_SECONDS
+        self.max_bytes = settings.RESPONSE_CACHE_MAX_BYTES
+        self.max_variants = settings.RESPONSE_CACHE_MAX_VARIANTS
+        self.passed_paths = (*settings.RESPONSE_CACHE_EXCLUDED_PATHS, settings.STATIC_URL, *HEALTH_PATHS)
+
+    def __call__(self, environ, start_response):
+        key = self.key(environ)
+        if key is None:
+            return self.application(environ, start_response)
+        try:
+            kept = self.lookup(key)
+        except CACHE_ERRORS as error:  # Redis down: Django answers (rules.shared.cache_errors)
+            cache_down(error, "serving pages")
+            return self.application(environ, start_response)
+        if kept is not None:
+            status, headers, body = kept
+            start_response(status, list(headers))
+            return [body]
+
+        sent = []
+
+        def recording_start_response(status, headers, exc_info=None):
+            sent[:] = [status, headers]
+            return start_response(status, headers, exc_info)
+
+        response = self.application(environ, recording_start_response)
+        scope = environ.get(SCOPE)
+        if scope is not None and sent and self.keepable(response, *sent):
+            try:
+                self.keep(key, environ, scope, sent[0], sent[1], response.content)
+            except CACHE_ERRORS as error:
+                cache_down(error, "serving pages")
+        return response
+
+    def key(self, environ) -> str | None:
+        """The key of the response to this request, or None when Django must answer it."""
+        if environ.get("REQUEST_METHOD") != "GET":
+            return None
+        if environ.get("PATH_INFO", "").startswith(self.passed_paths):
+            return None
+        if any(environ.get(name) for name in PASSED_HEADERS):  # an empty one is none
+            return None
+        inputs = repr(tuple(environ.get(name) for name in KEY_INPUTS))  # unambiguous, unlike a join
+        if len(inputs) > MAX_KEY_CHARS:
+            return None
+        digest = hashlib.blake2b(inputs.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+        return self.shared.cache.make_and_validate_key(f"front:{digest}")
+
+    def lookup(self, key: str) -> tuple | None:
+        """(status, headers, body) kept under ``key`` if still valid, in one round trip."""
+        pipeline = self.shared.client().pipeline(transaction=False)
+        pipeline.get(key)
+        pipeline.hgetall(self.shared.key)
+        kept, tokens = pipeline.execute()
+        if kept is None:
+            return None
+        game, vectors, tag, *response = pickle.loads(kept)
+        return tuple(response) if current_tag(tokens, game, vectors) == tag else None
+
+    def keepable(self, response, status: str, headers: list) -> bool:
+        if not status.startswith("200 ") or not isinstance(response, HttpResponse):
+            return False  # a streaming or file response is not an HttpResponse
+        if len(response.content) > self.max_bytes:
+            return False
+        for name, value in headers:
+            name = name.lower()
+            if name == "set-cookie":
+                return False
+            if name == "vary" and not {field.strip().lower() for field in cc_delim_re.split(value)} <= KEYED_VARY:
+                return False
+        return True
+
+    def keep(self, key: str, environ, scope: tuple, status: str, headers: list, body: bytes) -> None:
+        """Keep a response, unless its path has ``max_variants`` keys under this tag."""
+        game, vectors, tag = scope
+        where = f"{environ.get('HTTP_HOST')}{environ.get('SCRIPT_NAME', '')}{environ.get('PATH_INFO', '')}"
+        digest = hashlib.blake2b(where.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+        counter = self.shared.cache.make_and_validate_key(f"front-variants:{tag}:{digest}")
+        client = self.shared.client()
+        pipeline = client.pipeline(transaction=False)
+        pipeline.incr(counter)
+        pipeline.expire(counter, self.timeout)
+        count, _ = pipeline.execute()
+        if count <= self.max_variants:
+            value = pickle.dumps((game, vectors, tag, status, tuple(headers), body), pickle.HIGHEST_PROTOCOL)
+            client.set(key, value, ex=self.timeout)
+
+
+def current_tag(tokens: dict[bytes, bytes], game: str | None, vectors: bool) -> str | None:
+    """The tag a response of this scope is valid for now, from the tokens' copy (its
+    ``HGETALL``); None when a token it needs is missing (Django reads the database)."""
+    site, vector = tokens.get(b"c"), tokens.get(b"v")
+    if site is None or vector is None:
+        return None
+    game_token = None
+    if game is not None:
+        game_token = tokens.get(f"g:{game}".encode())
+        if game_token is None:
+            return None
+        game_token = int(game_token)
+    return Version(int(site), None, int(vector), game_token).tag(game, vectors)

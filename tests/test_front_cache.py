@@ -1,0 +1,212 @@
+"""With Redis, a reader's repeated request is answered in front of Django with the bytes
+Django sent, and is still never stale (rulesite/front_cache.py). The site's own WSGI
+stack, in this process, against a real ``redis-server`` (skipped with a reason without
+one, unless ``RULESITE_REQUIRE_REDIS=1``, as in CI); "Django answered" is observed as
+Django's ``request_started`` signal."""
+
+import pytest
+from django.core import signals
+from django.core.cache import caches
+from django.core.handlers.wsgi import WSGIHandler
+from django.db import close_old_connections
+from django.test import RequestFactory
+
+from rulesite import front_cache
+from tests.factories import make_entry, make_game
+from tests.processes import free_port
+from tests.services import redis_server
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    with redis_server(tmp_path_factory.mktemp("redis")) as server:
+        yield server.url
+
+
+@pytest.fixture
+def redis_cache(settings, redis_url):
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url}}
+    caches["default"].clear()
+    yield caches["default"]
+    caches["default"].clear()
+
+
+@pytest.fixture
+def django_requests():
+    """How many requests reached Django (a list, so a test can reset it). Django's test
+    client unhooks the connection checks the same way: the test's transaction stays."""
+    started = []
+
+    def count(**kwargs):
+        started.append(1)
+
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    signals.request_started.connect(count)
+    yield started
+    signals.request_started.disconnect(count)
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def site(redis_cache, django_requests):
+    """The site as ``rulesite.wsgi`` serves it: Django, with the front cache around it."""
+    application = front_cache.wrap(WSGIHandler())
+    assert isinstance(application, front_cache.FrontCache)
+    return application
+
+
+@pytest.fixture
+def games():
+    ours, theirs = make_game(slug="blue-moon", name="Blue Moon"), make_game(slug="twilight", name="Twilight")
+    return {
+        "fight": make_entry(game=ours, title="Fight", body="Roll the die."),
+        "dusk": make_entry(game=theirs, title="Dusk", body="The sun sets."),
+    }
+
+
+def call(application, path, method="GET", **headers) -> tuple[str, list, bytes]:
+    """(status line, headers, body) of one request through a WSGI application."""
+    environ = getattr(RequestFactory(), method.lower())(path, headers=headers).environ
+    sent = {}
+
+    def start_response(status, response_headers, exc_info=None):
+        sent["status"], sent["headers"] = status, list(response_headers)
+
+    result = application(environ, start_response)
+    try:
+        body = b"".join(result)
+    finally:
+        if hasattr(result, "close"):
+            result.close()
+    return sent["status"], sent["headers"], body
+
+
+def header(answer, name: str) -> str | None:
+    return next((value for key, value in answer[1] if key.lower() == name.lower()), None)
+
+
+def urls(games) -> list[str]:
+    fight = games["fight"]
+    return [
+        fight.get_absolute_url(),
+        "/en/games/blue-moon/",
+        "/en/",
+        "/api/v1/entries/?page_size=50",
+        f"/api/v1/entries/{fight.pk}/",
+    ]
+
+
+def test_a_repeated_request_gets_the_same_bytes_without_django(site, games, django_requests):
+    for url in urls(games):
+        django_requests.clear()
+        first = call(site, url, accept_encoding="gzip")
+        assert first[0] == "200 OK", url
+        assert django_requests == [1], url
+        again = call(site, url, accept_encoding="gzip")
+        assert django_requests == [1], f"{url}: answered in front of Django"
+        assert again == first, url
+
+
+def test_each_encoding_language_and_media_type_gets_its_own_answer(site, games, django_requests):
+    def indented(answer):
+        return answer[2].startswith(b"{\n")
+
+    variants = [
+        ({"accept_encoding": "gzip"}, lambda answer: header(answer, "Content-Encoding") == "gzip"),
+        ({}, lambda answer: header(answer, "Content-Encoding") is None and not indented(answer)),
+        ({"accept_language": "de"}, lambda answer: header(answer, "Content-Language") == "de"),
+        ({"accept_language": "pl,en;q=0.5"}, lambda answer: header(answer, "Content-Language") == "pl"),
+        ({"accept": "application/json; indent=2"}, indented),
+    ]
+    url = "/api/v1/entries/?page_size=50"
+    for headers, right in variants:  # each answered by Django once, and kept
+        assert right(call(site, url, **headers)), headers
+    django_requests.clear()
+    for headers, right in variants:
+        assert right(call(site, url, **headers)), headers
+    assert django_requests == [], "every variant kept under its own key"
+
+
+def test_a_unit_of_work_is_seen_by_the_next_request(site, games, django_requests, django_capture_on_commit_callbacks):
+    fight, dusk = games["fight"], games["dusk"]
+    pages = [fight.get_absolute_url(), dusk.get_absolute_url(), f"/api/v1/entries/{fight.pk}/"]
+    before = {url: call(site, url) for url in pages}
+    for url in pages:
+        assert call(site, url) == before[url]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        fight.body = "Roll two dice."
+        fight.save()
+
+    django_requests.clear()
+    assert b"Roll two dice." in call(site, pages[0])[2]
+    assert b"Roll two dice." in call(site, pages[2])[2]
+    assert len(django_requests) == 2, "the edited game's answers are rendered again"
+    # The other game's page: Django reads the tokens again (the write threw them away),
+    # finds its page still valid, and it is answered in front of Django again after.
+    django_requests.clear()
+    assert call(site, pages[1]) == before[pages[1]]
+    assert call(site, pages[1]) == before[pages[1]]
+    assert django_requests == [1]
+
+
+def test_what_depends_on_more_than_the_key_is_answered_by_django(site, games, django_requests):
+    url = "/api/v1/entries/?page_size=50"
+    kept = call(site, url)
+    call(site, url)
+    etag = header(kept, "ETag")
+    django_requests.clear()
+
+    assert call(site, url, if_none_match=etag)[0] == "304 Not Modified"
+    assert header(call(site, url, origin="https://app.example"), "Access-Control-Allow-Origin")
+    assert call(site, url, cookie="sessionid=nobody")[2] == kept[2]
+    assert call(site, url, method="HEAD")[0] == "200 OK"
+    assert call(site, url, authorization="Bearer nothing")[0] in ("200 OK", "401 Unauthorized", "403 Forbidden")
+    assert len(django_requests) == 5
+
+
+def test_only_public_answers_are_kept(site, games, django_requests):
+    for url in ["/en/games/no-such-game/", "/sw.js", "/admin/login/"]:
+        django_requests.clear()
+        first, again = call(site, url), call(site, url)
+        assert first[0] == again[0]
+        assert django_requests == [1, 1], f"{url}: not kept ({first[0]})"
+
+
+def test_a_stranger_cannot_make_it_grow(settings, redis_cache, django_requests, games):
+    settings.RESPONSE_CACHE_MAX_VARIANTS = 3
+    site = front_cache.wrap(WSGIHandler())
+    url = "/api/v1/entries/?page_size=50"
+    languages = [f"de;q=0.{n}" for n in range(9, 1, -1)]  # eight ways to ask for German
+    for language in languages:
+        assert header(call(site, url, accept_language=language), "Content-Language") == "de"
+    client = redis_cache._cache.get_client()
+    assert len(list(client.scan_iter(match="*front:*"))) == 3
+    django_requests.clear()
+    for language in languages:
+        assert header(call(site, url, accept_language=language), "Content-Language") == "de"
+    assert len(django_requests) == len(languages) - 3, "the kept three are answered in front of Django"
+
+
+def test_with_redis_down_django_answers(settings, django_requests, games):
+    unused = f"redis://127.0.0.1:{free_port()}/0"
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": unused}}
+    site = front_cache.wrap(WSGIHandler())
+    for _ in range(2):
+        status, _headers, body = call(site, games["fight"].get_absolute_url())
+        assert status == "200 OK"
+        assert b"Roll the die." in body
+    assert django_requests == [1, 1]
+
+
+def test_it_is_there_only_with_redis_and_when_on(settings, redis_cache):
+    handler = WSGIHandler()
+    settings.RESPONSE_CACHE_FRONT = False
+    assert front_cache.wrap(handler) is handler
+    settings.RESPONSE_CACHE_FRONT = True
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    assert front_cache.wrap(handler) is handler  # another process's write could not reach it
