@@ -164,6 +164,9 @@ class Measurement:
     non_2xx: int
     socket_errors: int
     first_status: int | str  # one request's status before the load, or the error
+    # How wrk's connections sat on gunicorn's worker processes halfway through: "5/3"
+    # (the most first), "8" when one worker held them all (``connection_spread``).
+    spread: str = "?"
 
 
 @dataclass
@@ -505,7 +508,7 @@ def load_server(
             print(
                 f"  {name:<12} {measured.requests_per_second:9.1f} req/s  "
                 f"p50 {measured.p50_ms:7.1f} ms  p99 {measured.p99_ms:7.1f} ms  "
-                f"status {status}  {size:>7} bytes"
+                f"status {status}  {size:>7} bytes  workers {measured.spread}"
             )
     print(f"  load average after: {load_average()}")
     if any(m.non_2xx or m.first_status != 200 for m in measurements.values()):
@@ -647,8 +650,33 @@ def run_wrk(url: str, seconds: int, encoding: str) -> Measurement:
         "--latency",
         url,
     ]
-    done = subprocess.run(command, capture_output=True, text=True, check=True)
-    return parse_wrk(done.stdout)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(seconds / 2)
+    spread = connection_spread(int(url.split(":")[2].split("/")[0]))
+    stdout, stderr = process.communicate()
+    if process.returncode:
+        raise subprocess.CalledProcessError(process.returncode, command, stdout, stderr)
+    measurement = parse_wrk(stdout)
+    measurement.spread = spread
+    return measurement
+
+
+def connection_spread(port: int) -> str:
+    """How the established connections to ``port`` sit on the server's processes: "5/3"
+    (most first), "8" all on one; "?" where ``ss`` cannot say (not Linux, not allowed to
+    see other users' processes). A gthread worker accepts in its own loop, so which
+    worker takes each of wrk's 8 kept-alive connections is a race, decided once per
+    run: with all 8 on one worker, the run has one core of Python, whatever the page.
+    So a ratio between two runs with different spreads says little of the pages."""
+    try:
+        done = subprocess.run(
+            ["ss", "-tnpH", "state", "established", f"( sport = :{port} )"],
+            capture_output=True, text=True, timeout=5,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+    counts = sorted(Counter(re.findall(r"pid=(\d+)", done.stdout)).values(), reverse=True)
+    return "/".join(map(str, counts)) or "?"
 
 
 def parse_wrk(output: str) -> Measurement:
