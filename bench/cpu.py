@@ -4,8 +4,9 @@
         [--requests 300] [--cache-url dummy://] [--profile entry [--sort tottime] [--profile-out FILE]]
 
 Where ``bench/serve.py`` says how many requests a second the whole stack serves, this
-says where one request's time goes: each URL is requested through Django's own WSGI
-handler (the middleware stack gunicorn calls, no socket, no test client), and the CPU
+says where one request's time goes: each URL is requested through the WSGI application
+gunicorn calls (Django's handler and its middleware, with Redis the front cache around
+it: ``rulesite.front_cache``; no socket, no test client), and the CPU
 time of the process (``time.process_time``) is divided by the number of requests (the
 wall time beside it also counts waiting for the database and Redis). With ``--profile
 NAME`` it prints that page's top functions by cumulative time (cProfile; ``--sort
@@ -84,7 +85,9 @@ def main() -> int:
     }
     paths.update(dict(item.split("=", 1) for item in args.path))
 
-    handler = WSGIHandler()
+    from rulesite import front_cache
+
+    handler = front_cache.wrap(WSGIHandler())  # as rulesite.wsgi makes it
     if not args.no_stored_pages:
         from rules.pages import stored_pages
 
@@ -109,7 +112,8 @@ def main() -> int:
         status = []
         body = handler(environ, lambda s, h, *a: status.append(s))
         b"".join(body)
-        body.close()
+        if hasattr(body, "close"):  # the front cache's answer is a list
+            body.close()
         return int(status[0].split()[0])
 
     print(f"cache {args.cache_url}, {args.requests} requests each, CPU ms per request (process_time)")

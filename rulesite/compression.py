@@ -51,7 +51,11 @@ def accepts_gzip(request) -> bool:
     """Whether the client takes gzip, as RFC 9110 reads ``Accept-Encoding``: ``gzip`` (or
     ``x-gzip``) with a quality above 0, else ``*`` with one. ``gzip;q=0`` refuses it, as
     does an empty header. (Django's own check finds the word "gzip" anywhere.)"""
-    header = request.META.get("HTTP_ACCEPT_ENCODING", "")
+    return header_accepts_gzip(request.META.get("HTTP_ACCEPT_ENCODING", ""))
+
+
+def header_accepts_gzip(header: str) -> bool:
+    """``accepts_gzip`` of an ``Accept-Encoding`` header's value."""
     if "gzip" not in header and "*" not in header:
         return False
     qualities: dict[str, float] = {}

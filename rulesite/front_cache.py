@@ -19,7 +19,13 @@ a key made of the request's raw inputs that can choose a response:
 
 - the scheme (and ``X-Forwarded-Proto``), ``Host`` (and ``X-Forwarded-Host``), the
   server's name and port, the path and the raw query string;
-- ``Accept``, ``Accept-Encoding`` and ``Accept-Language`` as sent.
+- whether ``Accept-Encoding`` takes gzip, read as the gzip middleware reads it
+  (``compression.header_accepts_gzip``): the only way the site's bytes depend on it;
+- ``Accept`` and ``Accept-Language`` as sent, except on a path with a UI language's
+  prefix (``/de/…``): there the language is the prefix's, and a page is one
+  representation whatever ``Accept`` says (as the response cache keys it, and as the
+  response's ``Vary`` says; a response that varies by a header its key left out is not
+  kept, so a page that one day negotiates is answered by Django, not mixed up).
 
 That is finer than the response cache's key (which normalises each of them, after
 Django has resolved the view), so one response of the response cache may be kept here
@@ -54,6 +60,7 @@ Only with Django's ``RedisCache`` as the response cache (the tokens' copy needs 
 
 import hashlib
 import pickle
+import re
 
 from django.conf import settings
 from django.http import HttpResponse
@@ -62,6 +69,7 @@ from django.utils.cache import cc_delim_re
 from rules.content.version import Version
 from rules.shared.cache_errors import CACHE_ERRORS, cache_down
 
+from .compression import header_accepts_gzip
 from .health import PATHS as HEALTH_PATHS
 from .response_cache import SCOPE
 from .shared_version import SharedVersion, configured
@@ -78,8 +86,8 @@ PASSED_HEADERS = (
     "HTTP_IF_RANGE",
     "HTTP_RANGE",
 )
-# Everything else a response is chosen by, as the request sent it.
-KEY_INPUTS = (
+# The address a response is for, as the request sent it.
+ADDRESS = (
     "wsgi.url_scheme",
     "HTTP_X_FORWARDED_PROTO",
     "HTTP_HOST",
@@ -89,13 +97,14 @@ KEY_INPUTS = (
     "SCRIPT_NAME",
     "PATH_INFO",
     "QUERY_STRING",
-    "HTTP_ACCEPT",
-    "HTTP_ACCEPT_ENCODING",
-    "HTTP_ACCEPT_LANGUAGE",
 )
-# The headers a kept response may vary by: the key's, and two a request answered here
-# never has (a response that varies by Cookie is not stored by the response cache).
-KEYED_VARY = frozenset({"accept", "accept-encoding", "accept-language", "origin", "cookie"})
+# What a client negotiates with, in the key as sent unless the path has a language prefix.
+NEGOTIATED = ("HTTP_ACCEPT", "HTTP_ACCEPT_LANGUAGE")
+# The headers a kept response may vary by, beyond the negotiated ones its key holds:
+# the encoding (in every key), and two a request answered here never has (a response
+# that varies by Cookie is not stored by the response cache).
+ALWAYS_KEYED = frozenset({"accept-encoding", "origin", "cookie"})
+NEGOTIATED_VARY = frozenset({"accept", "accept-language"})
 # A request whose key inputs are longer than this (no browser's are) is answered by
 # Django: so a key's text, and what a stranger can make one cost, is bounded.
 MAX_KEY_CHARS = 2000
@@ -116,9 +125,11 @@ class FrontCache:
         self.max_bytes = settings.RESPONSE_CACHE_MAX_BYTES
         self.max_variants = settings.RESPONSE_CACHE_MAX_VARIANTS
         self.passed_paths = (*settings.RESPONSE_CACHE_EXCLUDED_PATHS, settings.STATIC_URL, *HEALTH_PATHS)
+        codes = "|".join(re.escape(code) for code, _name in settings.LANGUAGES)
+        self.language_prefix = re.compile(rf"/(?:{codes})/")
 
     def __call__(self, environ, start_response):
-        key = self.key(environ)
+        key, negotiated = self.key(environ)
         if key is None:
             return self.application(environ, start_response)
         try:
@@ -139,26 +150,35 @@ class FrontCache:
 
         response = self.application(environ, recording_start_response)
         scope = environ.get(SCOPE)
-        if scope is not None and sent and self.keepable(response, *sent):
+        if scope is not None and sent and self.keepable(response, *sent, negotiated):
             try:
                 self.keep(key, environ, scope, sent[0], sent[1], response.content)
             except CACHE_ERRORS as error:
                 cache_down(error, "serving pages")
         return response
 
-    def key(self, environ) -> str | None:
-        """The key of the response to this request, or None when Django must answer it."""
+    def key(self, environ) -> tuple[str | None, bool]:
+        """(the key of the response to this request, or None when Django must answer it;
+        whether ``Accept`` and ``Accept-Language`` are in the key)."""
         if environ.get("REQUEST_METHOD") != "GET":
-            return None
-        if environ.get("PATH_INFO", "").startswith(self.passed_paths):
-            return None
+            return None, False
+        path = environ.get("PATH_INFO", "")
+        if path.startswith(self.passed_paths):
+            return None, False
         if any(environ.get(name) for name in PASSED_HEADERS):  # an empty one is none
-            return None
-        inputs = repr(tuple(environ.get(name) for name in KEY_INPUTS))  # unambiguous, unlike a join
-        if len(inputs) > MAX_KEY_CHARS:
-            return None
-        digest = hashlib.blake2b(inputs.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
-        return self.shared.cache.make_and_validate_key(f"front:{digest}")
+            return None, False
+        encoding = environ.get("HTTP_ACCEPT_ENCODING", "")
+        negotiated = not self.language_prefix.match(path)
+        inputs = (
+            *(environ.get(name) for name in ADDRESS),
+            *(environ.get(name) for name in NEGOTIATED if negotiated),
+        )
+        text = repr(inputs)  # unambiguous, unlike a join
+        if len(text) + len(encoding) > MAX_KEY_CHARS:
+            return None, False
+        text += "gzip" if header_accepts_gzip(encoding) else "identity"
+        digest = hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+        return self.shared.cache.make_and_validate_key(f"front:{digest}"), negotiated
 
     def lookup(self, key: str) -> tuple | None:
         """(status, headers, body) kept under ``key`` if still valid, in one round trip."""
@@ -171,16 +191,19 @@ class FrontCache:
         game, vectors, tag, *response = pickle.loads(kept)
         return tuple(response) if current_tag(tokens, game, vectors) == tag else None
 
-    def keepable(self, response, status: str, headers: list) -> bool:
+    def keepable(self, response, status: str, headers: list, negotiated: bool) -> bool:
+        """Whether the key says everything ``response`` depends on (``negotiated``:
+        whether ``Accept`` and ``Accept-Language`` are in it)."""
         if not status.startswith("200 ") or not isinstance(response, HttpResponse):
             return False  # a streaming or file response is not an HttpResponse
         if len(response.content) > self.max_bytes:
             return False
+        keyed = ALWAYS_KEYED | NEGOTIATED_VARY if negotiated else ALWAYS_KEYED
         for name, value in headers:
             name = name.lower()
             if name == "set-cookie":
                 return False
-            if name == "vary" and not {field.strip().lower() for field in cc_delim_re.split(value)} <= KEYED_VARY:
+            if name == "vary" and not {field.strip().lower() for field in cc_delim_re.split(value)} <= keyed:
                 return False
         return True
 

@@ -131,6 +131,36 @@ def test_each_encoding_language_and_media_type_gets_its_own_answer(site, games, 
     assert django_requests == [], "every variant kept under its own key"
 
 
+def test_a_page_under_a_language_prefix_is_one_answer_for_every_browser(site, games, django_requests, redis_cache):
+    """Its language is the prefix's, and gzip is gzip however a browser spells it: one
+    key, whatever ``Accept-Language``, ``Accept`` and ``Accept-Encoding`` say."""
+    url = games["fight"].get_absolute_url()
+    first = call(site, url, accept_encoding="gzip", accept_language="de")
+    browsers = [
+        {"accept_encoding": "gzip, deflate, br, zstd", "accept_language": "en-GB,en;q=0.9"},
+        {"accept_encoding": "br;q=1.0, gzip;q=0.8, *;q=0.1", "accept_language": "pl", "accept": "text/html,*/*"},
+    ]
+    django_requests.clear()
+    for headers in browsers:
+        assert call(site, url, **headers) == first, headers
+    assert django_requests == []
+    assert header(call(site, url, accept_encoding="gzip;q=0"), "Content-Encoding") is None  # refused: its own
+    client = redis_cache._cache.get_client()
+    assert len(list(client.scan_iter(match="*front:*"))) == 2
+
+
+def test_a_response_that_varies_by_what_its_key_left_out_is_not_kept(site):
+    """A page under a language prefix that said it varies by ``Accept-Language`` (none
+    does today) would be answered by Django every time, never in another language."""
+    from django.http import HttpResponse
+
+    response = HttpResponse(b"<p>Hallo</p>")
+    status, varies = "200 OK", [("Vary", "Accept-Encoding, Accept-Language")]
+    assert site.keepable(response, status, varies, negotiated=True)
+    assert not site.keepable(response, status, varies, negotiated=False)
+    assert not site.keepable(response, status, [("Vary", "User-Agent")], negotiated=True)
+
+
 def test_a_unit_of_work_is_seen_by_the_next_request(site, games, django_requests, django_capture_on_commit_callbacks):
     fight, dusk = games["fight"], games["dusk"]
     pages = [fight.get_absolute_url(), dusk.get_absolute_url(), f"/api/v1/entries/{fight.pk}/"]
