@@ -27,6 +27,12 @@ a key made of the request's raw inputs that can choose a response:
   response's ``Vary`` says; a response that varies by a header its key left out is not
   kept, so a page that one day negotiates is answered by Django, not mixed up).
 
+The key also holds the deployment (``deployment``): the code, templates and
+translations a page is made with (``stored_pages.deployed``) and the settings that
+reach a response's headers outside the response cache (security headers, CORS, the
+Content-Security-Policy, the cache's own), because the answer kept here is the whole
+response, headers included: after a deploy, each request is answered by Django once.
+
 That is finer than the response cache's key (which normalises each of them, after
 Django has resolved the view), so one response of the response cache may be kept here
 under several keys, never one key for two responses: every input Django reads to
@@ -67,6 +73,7 @@ from django.http import HttpResponse
 from django.utils.cache import cc_delim_re
 
 from rules.content.version import Version
+from rules.pages.stored_pages import deployed
 from rules.shared.cache_errors import CACHE_ERRORS, cache_down
 
 from .compression import header_accepts_gzip
@@ -105,6 +112,10 @@ NEGOTIATED = ("HTTP_ACCEPT", "HTTP_ACCEPT_LANGUAGE")
 # that varies by Cookie is not stored by the response cache).
 ALWAYS_KEYED = frozenset({"accept-encoding", "origin", "cookie"})
 NEGOTIATED_VARY = frozenset({"accept", "accept-language"})
+# The settings, by prefix, whose values reach a response's headers outside the response
+# cache (SecurityMiddleware, corsheaders, django-csp, XFrameOptionsMiddleware) or decide
+# what is cached: part of every key (``deployment``).
+HEADER_SETTINGS = ("SECURE_", "CORS_", "CONTENT_SECURITY_POLICY", "X_FRAME_OPTIONS", "RESPONSE_CACHE_")
 # A request whose key inputs are longer than this (no browser's are) is answered by
 # Django: so a key's text, and what a stranger can make one cost, is bounded.
 MAX_KEY_CHARS = 2000
@@ -127,6 +138,7 @@ class FrontCache:
         self.passed_paths = (*settings.RESPONSE_CACHE_EXCLUDED_PATHS, settings.STATIC_URL, *HEALTH_PATHS)
         codes = "|".join(re.escape(code) for code, _name in settings.LANGUAGES)
         self.language_prefix = re.compile(rf"/(?:{codes})/")
+        self.deployment = deployment()
 
     def __call__(self, environ, start_response):
         key, negotiated = self.key(environ)
@@ -176,7 +188,7 @@ class FrontCache:
         text = repr(inputs)  # unambiguous, unlike a join
         if len(text) + len(encoding) > MAX_KEY_CHARS:
             return None, False
-        text += "gzip" if header_accepts_gzip(encoding) else "identity"
+        text += ("gzip" if header_accepts_gzip(encoding) else "identity") + self.deployment
         digest = hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
         return self.shared.cache.make_and_validate_key(f"front:{digest}"), negotiated
 
@@ -221,6 +233,15 @@ class FrontCache:
         if count <= self.max_variants:
             value = pickle.dumps((game, vectors, tag, status, tuple(headers), body), pickle.HIGHEST_PROTOCOL)
             client.set(key, value, ex=self.timeout)
+
+
+def deployment() -> str:
+    """What this process answers with, beyond the request and the content: the deployed
+    code, templates and translations, and the settings that reach the headers. The same
+    in every process of one deployment (their values' reprs hold no addresses)."""
+    names = sorted(name for name in dir(settings) if name.startswith(HEADER_SETTINGS))
+    read = repr([(name, getattr(settings, name)) for name in names])
+    return hashlib.sha1(f"{deployed()}\n{read}".encode(), usedforsecurity=False).hexdigest()
 
 
 def current_tag(tokens: dict[bytes, bytes], game: str | None, vectors: bool) -> str | None:

@@ -240,3 +240,20 @@ def test_it_is_there_only_with_redis_and_when_on(settings, redis_cache):
     settings.RESPONSE_CACHE_FRONT = True
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     assert front_cache.wrap(handler) is handler  # another process's write could not reach it
+
+
+def test_a_deployment_has_its_own_answers(settings, redis_cache, django_requests, games):
+    """The kept answer is the whole response, headers too: a setting that reaches the
+    headers (here the referrer policy) or a deploy makes every answer Django's again, once."""
+    url = games["fight"].get_absolute_url()
+    site = front_cache.wrap(WSGIHandler())
+    call(site, url)
+    assert call(site, url) == call(site, url)
+    assert django_requests == [1]
+    assert header(call(site, url), "Referrer-Policy") == "same-origin"
+    settings.SECURE_REFERRER_POLICY = "no-referrer"
+    redeployed = front_cache.wrap(WSGIHandler())
+    assert header(call(redeployed, url), "Referrer-Policy") == "no-referrer"
+    assert len(django_requests) == 2
+    assert "0x" not in repr([(name, getattr(settings, name)) for name in dir(settings)
+                             if name.startswith(front_cache.HEADER_SETTINGS)]), "the same in every process"  # fmt: skip
