@@ -145,7 +145,7 @@ class FrontCache:
         if key is None:
             return self.application(environ, start_response)
         try:
-            kept = self.lookup(key)
+            kept, kept_tag = self.lookup(key)
         except CACHE_ERRORS as error:  # Redis down: Django answers (rules.shared.cache_errors)
             cache_down(error, "serving pages")
             return self.application(environ, start_response)
@@ -162,7 +162,9 @@ class FrontCache:
 
         response = self.application(environ, recording_start_response)
         scope = environ.get(SCOPE)
-        if scope is not None and sent and self.keepable(response, *sent, negotiated):
+        # Kept already when only the tokens' copy was missing (a write to another game
+        # threw it away): the answer under this key is still the one kept.
+        if scope is not None and scope[2] != kept_tag and sent and self.keepable(response, *sent, negotiated):
             try:
                 self.keep(key, environ, scope, sent[0], sent[1], response.content)
             except CACHE_ERRORS as error:
@@ -192,16 +194,17 @@ class FrontCache:
         digest = hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
         return self.shared.cache.make_and_validate_key(f"front:{digest}"), negotiated
 
-    def lookup(self, key: str) -> tuple | None:
-        """(status, headers, body) kept under ``key`` if still valid, in one round trip."""
+    def lookup(self, key: str) -> tuple[tuple | None, str | None]:
+        """((status, headers, body) kept under ``key`` if still valid, else None; the tag
+        of what is kept there, valid or not), in one round trip."""
         pipeline = self.shared.client().pipeline(transaction=False)
         pipeline.get(key)
         pipeline.hgetall(self.shared.key)
         kept, tokens = pipeline.execute()
         if kept is None:
-            return None
+            return None, None
         game, vectors, tag, *response = pickle.loads(kept)
-        return tuple(response) if current_tag(tokens, game, vectors) == tag else None
+        return (tuple(response) if current_tag(tokens, game, vectors) == tag else None), tag
 
     def keepable(self, response, status: str, headers: list, negotiated: bool) -> bool:
         """Whether the key says everything ``response`` depends on (``negotiated``:

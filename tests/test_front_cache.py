@@ -184,6 +184,32 @@ def test_a_unit_of_work_is_seen_by_the_next_request(site, games, django_requests
     assert django_requests == [1]
 
 
+def test_writes_to_other_games_do_not_use_up_a_pages_place(
+    settings, redis_cache, django_requests, games, django_capture_on_commit_callbacks
+):
+    """Each write throws the tokens' copy away, so the next request for the other game's
+    page is Django's (it finds the page still valid); it is not kept a second time, so
+    it never counts as another variant of its path, and once its answer is evicted it is
+    kept again, however many writes there were."""
+    settings.RESPONSE_CACHE_MAX_VARIANTS = 2
+    site = front_cache.wrap(WSGIHandler())
+    fight, url = games["fight"], games["dusk"].get_absolute_url()
+    first = call(site, url)
+    for turn in range(4):
+        with django_capture_on_commit_callbacks(execute=True):
+            fight.body = f"Roll {turn} dice."
+            fight.save()
+        django_requests.clear()
+        assert call(site, url) == call(site, url) == first
+        assert django_requests == [1], "Django once, after the write; then in front again"
+    client = redis_cache._cache.get_client()
+    for kept in client.scan_iter(match="*front:*"):
+        client.delete(kept)  # evicted (maxmemory) or expired
+    django_requests.clear()
+    assert call(site, url) == call(site, url) == first
+    assert django_requests == [1]
+
+
 def test_what_depends_on_more_than_the_key_is_answered_by_django(site, games, django_requests):
     url = "/api/v1/entries/?page_size=50"
     kept = call(site, url)
