@@ -8,7 +8,8 @@ Environment: ``WEB_CONCURRENCY`` (worker processes, 2), ``GUNICORN_THREADS`` (th
 per worker, 16), ``GUNICORN_WORKER_CLASS`` (``gthread``, the default, or ``sync``: one
 request per worker at a time, for measuring; the manual's operations page, "Workers"),
 ``GUNICORN_BIND`` (comma separated addresses) else ``PORT`` (then ``0.0.0.0:$PORT``)
-else ``127.0.0.1:8000``, ``GUNICORN_ACCESS_LOG`` (a path, ``-`` for
+else ``127.0.0.1:8000``, ``GUNICORN_REUSE_PORT`` (1, the default: a listening socket
+per worker; 0: one shared), ``GUNICORN_ACCESS_LOG`` (a path, ``-`` for
 stdout, the default, or empty for none).
 
 Written against gunicorn 27 (pyproject.toml's lower bound); tests/test_slow_clients.py
@@ -39,6 +40,7 @@ def _bind() -> list[str]:
 
 wsgi_app = "rulesite.wsgi:application"  # so a bare `gunicorn` works too
 bind = _bind()
+
 
 # --- the worker model ------------------------------------------------------------------
 # gthread, not sync. A sync worker is one connection at a time from the moment it
@@ -73,6 +75,29 @@ threads = 1 if worker_class == "sync" else _positive("GUNICORN_THREADS", 16)
 # Connections a worker holds at once, threads' and idle keep-alive ones (gunicorn's
 # default); beyond it a worker stops accepting and the other takes the connection.
 worker_connections = 1000
+
+
+def _switch(name: str, default: bool) -> bool:
+    # 1 or 0 (empty: the default); anything else stops the server at start, named.
+    value = os.environ.get(name, "").strip()
+    if value not in ("", "0", "1"):
+        raise ValueError(f"{name} must be 1 or 0, not {value!r}")
+    return default if not value else value == "1"
+
+
+# Each worker listens on a socket of its own (SO_REUSEPORT, gunicorn 21+), and the kernel
+# hands each new connection to one of them by a hash of its addresses. On one shared
+# socket the workers race to accept, and a kept-alive connection stays with the worker
+# that won it: wrk's 8 connections often all sat on one worker, one core of Python
+# for the whole server (bench/serve.py prints where they sat; the static file served
+# 1,505-2,252 req/s so, 4,384-5,159 spread), and a proxy's pool of upstream connections
+# lands the same way. With a socket each, 9 runs of 9 had both workers busy (5,267-6,067
+# req/s, the static file and cached pages alike; docs/operations.md, "Workers"). Its
+# costs: a worker that stops alone (killed after `timeout`, or a HUP reload) resets the
+# connections waiting in its own queue; and a second server started by the same user on
+# the same port shares it instead of failing with "address already in use".
+# GUNICORN_REUSE_PORT=0: one socket shared by the workers.
+reuse_port = _switch("GUNICORN_REUSE_PORT", True)
 
 # --- time limits -----------------------------------------------------------------------
 # A gthread worker's heartbeat comes from its main loop, not from the request, so this

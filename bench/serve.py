@@ -570,7 +570,8 @@ def serving(
 
 
 def server_shape(env: dict[str, str]) -> str:
-    """What gunicorn.conf.py starts in this environment: "2 gthread workers × 16 threads"."""
+    """What gunicorn.conf.py starts in this environment: "2 gthread workers × 16 threads,
+    a listening socket each"."""
     saved = dict(os.environ)
     os.environ.update(env)
     try:
@@ -578,7 +579,9 @@ def server_shape(env: dict[str, str]) -> str:
     finally:
         os.environ.clear()
         os.environ.update(saved)
-    return f"{config['workers']} {config['worker_class']} workers × {config['threads']} threads (gunicorn.conf.py)"
+    sockets = "a listening socket each" if config.get("reuse_port") else "one shared listening socket"
+    shape = f"{config['workers']} {config['worker_class']} workers × {config['threads']} threads, {sockets}"
+    return f"{shape} (gunicorn.conf.py)"
 
 
 def free_port() -> int:

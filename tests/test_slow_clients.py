@@ -9,10 +9,12 @@ with sync workers it would wait until the tricklers stopped (tried once with
 timed out; gunicorn runs "sync" with more than one thread as gthread).
 """
 
+import os
 import signal
 import socket
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -108,3 +110,37 @@ def test_readers_are_answered_while_connections_trickle_their_requests(server):
         for trickler in tricklers:
             trickler.join(5)
     assert "Traceback" not in server.log.read_text(errors="replace")
+
+
+def connections_per_worker(server) -> list[int]:
+    """How many established connections to ``server``'s port each worker process holds
+    (from /proc: the workers' socket descriptors against the kernel's TCP table)."""
+    established = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == server.port and fields[3] == "01":
+                established.add(fields[9])
+    children = Path(f"/proc/{server.process.pid}/task/{server.process.pid}/children").read_text().split()
+    counts = []
+    for pid in children:
+        links = [os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir() if fd.is_symlink()]
+        counts.append(sum(link.removeprefix("socket:[").removesuffix("]") in established for link in links))
+    return sorted(counts, reverse=True)
+
+
+def test_kept_alive_connections_are_spread_over_the_workers(server):
+    """Sixteen clients that connect at once and keep their connections (browsers, a
+    proxy's pool) are served by both workers, not all by the one that won the race to
+    accept (gunicorn.conf.py, ``reuse_port``): so the server has both cores."""
+    sockets = [socket.create_connection(("127.0.0.1", server.port), timeout=READ_TIMEOUT) for _ in range(16)]
+    try:
+        for sock in sockets:
+            sock.sendall(b"GET " + PAGE.encode() + b" HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        for sock in sockets:
+            assert sock.recv(64).startswith(b"HTTP/1.1 200"), "answered, and kept alive"
+        counts = connections_per_worker(server)
+        assert len(counts) == 2 and min(counts) > 0, f"connections per worker: {counts}"
+    finally:
+        for sock in sockets:
+            sock.close()
