@@ -8,8 +8,8 @@ Environment: ``WEB_CONCURRENCY`` (worker processes, 2), ``GUNICORN_THREADS`` (th
 per worker, 16), ``GUNICORN_WORKER_CLASS`` (``gthread``, the default, or ``sync``: one
 request per worker at a time, for measuring; the manual's operations page, "Workers"),
 ``GUNICORN_BIND`` (comma separated addresses) else ``PORT`` (then ``0.0.0.0:$PORT``)
-else ``127.0.0.1:8000``, ``GUNICORN_REUSE_PORT`` (1, the default: a listening socket
-per worker; 0: one shared), ``GUNICORN_ACCESS_LOG`` (a path, ``-`` for
+else ``127.0.0.1:8000``, ``GUNICORN_REUSE_PORT`` (0, the default: one listening socket
+shared by the workers; 1: one each), ``GUNICORN_ACCESS_LOG`` (a path, ``-`` for
 stdout, the default, or empty for none).
 
 Written against gunicorn 27 (pyproject.toml's lower bound); tests/test_slow_clients.py
@@ -85,19 +85,21 @@ def _switch(name: str, default: bool) -> bool:
     return default if not value else value == "1"
 
 
-# Each worker listens on a socket of its own (SO_REUSEPORT, gunicorn 21+), and the kernel
-# hands each new connection to one of them by a hash of its addresses. On one shared
-# socket the workers race to accept, and a kept-alive connection stays with the worker
-# that won it: wrk's 8 connections often all sat on one worker, one core of Python
-# for the whole server (bench/serve.py prints where they sat; the static file served
-# 1,505-2,252 req/s so, 4,384-5,159 spread), and a proxy's pool of upstream connections
-# lands the same way. With a socket each, 9 runs of 9 had both workers busy (5,267-6,067
-# req/s, the static file and cached pages alike; docs/operations.md, "Workers"). Its
-# costs: a worker that stops alone (killed after `timeout`, or a HUP reload) resets the
-# connections waiting in its own queue; and a second server started by the same user on
-# the same port shares it instead of failing with "address already in use".
-# GUNICORN_REUSE_PORT=0: one socket shared by the workers.
-reuse_port = _switch("GUNICORN_REUSE_PORT", True)
+# GUNICORN_REUSE_PORT=1: each worker listens on a socket of its own (SO_REUSEPORT,
+# gunicorn 21+) and the kernel hands each new connection to one of them by a hash of
+# its addresses. Off by default, measured both ways (docs/operations.md, "Workers"):
+# - On one shared socket the workers race to accept, and the less busy one tends to win,
+#   so a new connection goes where there is room. Under bench/attack.py (PDFs, an import,
+#   floods, a reader on a new connection per page), the reader's p50 was 11.4 and 11.5 ms
+#   shared, 34.2 and 20.7 ms with a socket each: the hash sends a new connection to a
+#   busy worker as often as to an idle one. Browsers talk to gunicorn directly here.
+# - But a kept-alive connection stays with the worker that won it: wrk's 8 connections
+#   sat all on one worker in 4 runs of 9 (one core of Python for the whole server), never
+#   with a socket each. Behind a proxy that keeps a pool of upstream connections, turn
+#   it on. Its other costs: a worker that stops alone (killed after `timeout`, a HUP
+#   reload) resets the connections waiting in its queue, and a second server started by
+#   the same user on the same port shares it instead of failing.
+reuse_port = _switch("GUNICORN_REUSE_PORT", False)
 
 # --- time limits -----------------------------------------------------------------------
 # A gthread worker's heartbeat comes from its main loop, not from the request, so this
