@@ -24,6 +24,39 @@ def _default_language():
     translation.activate(settings.LANGUAGE_CODE)
 
 
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    """A real ``redis-server`` for a test module (tests.services: skipped with the reason
+    without one, unless ``RULESITE_REQUIRE_REDIS=1``, as in CI)."""
+    from tests.services import redis_server
+
+    with redis_server(tmp_path_factory.mktemp("redis")) as server:
+        yield server.url
+
+
+@pytest.fixture
+def redis_cache(settings, redis_url):
+    """Django's cache (the response cache's) on that Redis, empty at the start and end."""
+    from django.core.cache import caches
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url}}
+    caches["default"].clear()
+    yield caches["default"]
+    caches["default"].clear()
+
+
+@pytest.fixture
+def two_games():
+    """Two games of one published entry each: an edit to one leaves the other's pages."""
+    from tests.factories import make_entry, make_game
+
+    ours, theirs = make_game(slug="blue-moon", name="Blue Moon"), make_game(slug="twilight", name="Twilight")
+    return {
+        "fight": make_entry(game=ours, title="Fight", body="Roll the die."),
+        "dusk": make_entry(game=theirs, title="Dusk", body="The sun sets."),
+    }
+
+
 def pytest_collection_modifyitems(items):
     """Every transactional test restores the migrated rows when it ends (Django's
     serialized rollback), whatever its own marker says.

@@ -6,31 +6,14 @@ Django's ``request_started`` signal."""
 
 import pytest
 from django.core import signals
-from django.core.cache import caches
 from django.core.handlers.wsgi import WSGIHandler
 from django.db import close_old_connections
 from django.test import RequestFactory
 
 from rulesite import front_cache
-from tests.factories import make_entry, make_game
 from tests.processes import free_port
-from tests.services import redis_server
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory):
-    with redis_server(tmp_path_factory.mktemp("redis")) as server:
-        yield server.url
-
-
-@pytest.fixture
-def redis_cache(settings, redis_url):
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url}}
-    caches["default"].clear()
-    yield caches["default"]
-    caches["default"].clear()
 
 
 @pytest.fixture
@@ -59,15 +42,6 @@ def site(redis_cache, django_requests):
     return application
 
 
-@pytest.fixture
-def games():
-    ours, theirs = make_game(slug="blue-moon", name="Blue Moon"), make_game(slug="twilight", name="Twilight")
-    return {
-        "fight": make_entry(game=ours, title="Fight", body="Roll the die."),
-        "dusk": make_entry(game=theirs, title="Dusk", body="The sun sets."),
-    }
-
-
 def call(application, path, method="GET", **headers) -> tuple[str, list, bytes]:
     """(status line, headers, body) of one request through a WSGI application."""
     environ = getattr(RequestFactory(), method.lower())(path, headers=headers).environ
@@ -89,8 +63,8 @@ def header(answer, name: str) -> str | None:
     return next((value for key, value in answer[1] if key.lower() == name.lower()), None)
 
 
-def urls(games) -> list[str]:
-    fight = games["fight"]
+def urls(two_games) -> list[str]:
+    fight = two_games["fight"]
     return [
         fight.get_absolute_url(),
         "/en/games/blue-moon/",
@@ -100,8 +74,8 @@ def urls(games) -> list[str]:
     ]
 
 
-def test_a_repeated_request_gets_the_same_bytes_without_django(site, games, django_requests):
-    for url in urls(games):
+def test_a_repeated_request_gets_the_same_bytes_without_django(site, two_games, django_requests):
+    for url in urls(two_games):
         django_requests.clear()
         first = call(site, url, accept_encoding="gzip")
         assert first[0] == "200 OK", url
@@ -111,7 +85,7 @@ def test_a_repeated_request_gets_the_same_bytes_without_django(site, games, djan
         assert again == first, url
 
 
-def test_each_encoding_language_and_media_type_gets_its_own_answer(site, games, django_requests):
+def test_each_encoding_language_and_media_type_gets_its_own_answer(site, two_games, django_requests):
     def indented(answer):
         return answer[2].startswith(b"{\n")
 
@@ -131,10 +105,10 @@ def test_each_encoding_language_and_media_type_gets_its_own_answer(site, games, 
     assert django_requests == [], "every variant kept under its own key"
 
 
-def test_a_page_under_a_language_prefix_is_one_answer_for_every_browser(site, games, django_requests, redis_cache):
+def test_a_page_under_a_language_prefix_is_one_answer_for_every_browser(site, two_games, django_requests, redis_cache):
     """Its language is the prefix's, and gzip is gzip however a browser spells it: one
     key, whatever ``Accept-Language``, ``Accept`` and ``Accept-Encoding`` say."""
-    url = games["fight"].get_absolute_url()
+    url = two_games["fight"].get_absolute_url()
     first = call(site, url, accept_encoding="gzip", accept_language="de")
     browsers = [
         {"accept_encoding": "gzip, deflate, br, zstd", "accept_language": "en-GB,en;q=0.9"},
@@ -161,8 +135,10 @@ def test_a_response_that_varies_by_what_its_key_left_out_is_not_kept(site):
     assert not site.keepable(response, status, [("Vary", "User-Agent")], negotiated=True)
 
 
-def test_a_unit_of_work_is_seen_by_the_next_request(site, games, django_requests, django_capture_on_commit_callbacks):
-    fight, dusk = games["fight"], games["dusk"]
+def test_a_unit_of_work_is_seen_by_the_next_request(
+    site, two_games, django_requests, django_capture_on_commit_callbacks
+):
+    fight, dusk = two_games["fight"], two_games["dusk"]
     pages = [fight.get_absolute_url(), dusk.get_absolute_url(), f"/api/v1/entries/{fight.pk}/"]
     before = {url: call(site, url) for url in pages}
     for url in pages:
@@ -185,7 +161,7 @@ def test_a_unit_of_work_is_seen_by_the_next_request(site, games, django_requests
 
 
 def test_writes_to_other_games_do_not_use_up_a_pages_place(
-    settings, redis_cache, django_requests, games, django_capture_on_commit_callbacks
+    settings, redis_cache, django_requests, two_games, django_capture_on_commit_callbacks
 ):
     """Each write throws the tokens' copy away, so the next request for the other game's
     page is Django's (it finds the page still valid); it is not kept a second time, so
@@ -193,7 +169,7 @@ def test_writes_to_other_games_do_not_use_up_a_pages_place(
     kept again, however many writes there were."""
     settings.RESPONSE_CACHE_MAX_VARIANTS = 2
     site = front_cache.wrap(WSGIHandler())
-    fight, url = games["fight"], games["dusk"].get_absolute_url()
+    fight, url = two_games["fight"], two_games["dusk"].get_absolute_url()
     first = call(site, url)
     for turn in range(4):
         with django_capture_on_commit_callbacks(execute=True):
@@ -210,7 +186,7 @@ def test_writes_to_other_games_do_not_use_up_a_pages_place(
     assert django_requests == [1]
 
 
-def test_what_depends_on_more_than_the_key_is_answered_by_django(site, games, django_requests):
+def test_what_depends_on_more_than_the_key_is_answered_by_django(site, two_games, django_requests):
     url = "/api/v1/entries/?page_size=50"
     kept = call(site, url)
     call(site, url)
@@ -225,7 +201,7 @@ def test_what_depends_on_more_than_the_key_is_answered_by_django(site, games, dj
     assert len(django_requests) == 5
 
 
-def test_only_public_answers_are_kept(site, games, django_requests):
+def test_only_public_answers_are_kept(site, two_games, django_requests):
     for url in ["/en/games/no-such-game/", "/sw.js", "/admin/login/"]:
         django_requests.clear()
         first, again = call(site, url), call(site, url)
@@ -233,7 +209,7 @@ def test_only_public_answers_are_kept(site, games, django_requests):
         assert django_requests == [1, 1], f"{url}: not kept ({first[0]})"
 
 
-def test_a_stranger_cannot_make_it_grow(settings, redis_cache, django_requests, games):
+def test_a_stranger_cannot_make_it_grow(settings, redis_cache, django_requests, two_games):
     settings.RESPONSE_CACHE_MAX_VARIANTS = 3
     site = front_cache.wrap(WSGIHandler())
     url = "/api/v1/entries/?page_size=50"
@@ -248,12 +224,12 @@ def test_a_stranger_cannot_make_it_grow(settings, redis_cache, django_requests, 
     assert len(django_requests) == len(languages) - 3, "the kept three are answered in front of Django"
 
 
-def test_with_redis_down_django_answers(settings, django_requests, games):
+def test_with_redis_down_django_answers(settings, django_requests, two_games):
     unused = f"redis://127.0.0.1:{free_port()}/0"
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": unused}}
     site = front_cache.wrap(WSGIHandler())
     for _ in range(2):
-        status, _headers, body = call(site, games["fight"].get_absolute_url())
+        status, _headers, body = call(site, two_games["fight"].get_absolute_url())
         assert status == "200 OK"
         assert b"Roll the die." in body
     assert django_requests == [1, 1]
@@ -268,10 +244,10 @@ def test_it_is_there_only_with_redis_and_when_on(settings, redis_cache):
     assert front_cache.wrap(handler) is handler  # another process's write could not reach it
 
 
-def test_a_deployment_has_its_own_answers(settings, redis_cache, django_requests, games):
+def test_a_deployment_has_its_own_answers(settings, redis_cache, django_requests, two_games):
     """The kept answer is the whole response, headers too: a setting that reaches the
     headers (here the referrer policy) or a deploy makes every answer Django's again, once."""
-    url = games["fight"].get_absolute_url()
+    url = two_games["fight"].get_absolute_url()
     site = front_cache.wrap(WSGIHandler())
     call(site, url)
     assert call(site, url) == call(site, url)
