@@ -230,6 +230,22 @@ for _number, _url in enumerate(env_list("DATABASE_REPLICA_URL", []), 1):
     DATABASES[_alias]["TEST"] = {"MIRROR": "default"}
     DATABASE_REPLICAS.append(_alias)
 DATABASE_ROUTERS = ["rulesite.replicas.ReplicaRouter"]
+# PostgreSQL (rulesite/postgresql/base.py):
+# - the health check costs no round trip while a connection is well;
+# - prepared statements (DJANGO_DB_PREPARED_STATEMENTS, on by default): parameters are
+#   bound by the server (psycopg's server-side binding) and a statement a connection has
+#   run PREPARE_THRESHOLD times is prepared, so PostgreSQL parses and plans it once per
+#   connection, not per request. Planning the entry page's query had cost the server
+#   more than running it (0.45 of 0.55 ms); with them an uncached entry page costs the
+#   database 0.45-0.50 ms of CPU instead of 1.4-1.7 (bench/cpu.py). Off (0) for a pooler
+#   that cannot keep a session's prepared statements (PgBouncer in transaction mode
+#   before 1.21, or without max_prepared_statements).
+PREPARE_THRESHOLD = 5  # psycopg's own default
+for _database in DATABASES.values():
+    if _database["ENGINE"] == "django.db.backends.postgresql":
+        _database["ENGINE"] = "rulesite.postgresql"
+        if env_bool("DJANGO_DB_PREPARED_STATEMENTS", True):
+            _database.setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=PREPARE_THRESHOLD)
 # Seconds a client that wrote (any POST: a player's suggestion) reads the primary, so the
 # page it is sent to next shows what it wrote whatever the replicas' lag.
 REPLICA_STICKY_SECONDS = int(os.environ.get("DJANGO_REPLICA_STICKY_SECONDS", "10"))
