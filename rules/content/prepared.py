@@ -10,8 +10,11 @@ rows into model instances exactly as ``QuerySet`` does (``ModelIterable``: the
 compiler's converters, ``Model.from_db`` and the ``select_related`` populators).
 
 What may be prepared: a queryset whose arguments are plain parameters, each of which
-shows up exactly once among the compiled SQL's parameters (filters on text columns), and
-that loads model instances (no ``values()``, no ``prefetch_related``, no annotations).
+shows up as itself among the compiled SQL's parameters (filters on text columns: not
+lowercased or wrapped in ``%`` by a lookup), once or more, and that loads model instances
+(no ``values()``, no ``prefetch_related``). Annotations are set on each instance, as the
+queryset sets them; they are not part of the rows' digest (``with_digest``), so a column
+read beside the rows (the entry page's stored page) does not change what they are.
 ``prepare`` checks the first two and refuses anything else. Compiled per connection
 (the compiler's converters belong to it), so each thread and each database has its own.
 The query is an ordinary database call: counted by ``django_assert_num_queries``,
@@ -53,7 +56,7 @@ class PreparedQuery:
         order: equal digests, equal rows, whatever the models make of them. What a page
         rendered from these rows alone was made from (``rules.pages.stored_pages``)."""
         db, prepared, rows = self._rows(values)
-        text = "\n".join(sorted(repr(row) for row in rows))
+        text = "\n".join(sorted(repr(tuple(row[index] for index in prepared.digested)) for row in rows))
         digest = hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
         return self._instances(db, prepared, rows), digest
 
@@ -66,8 +69,9 @@ class PreparedQuery:
         if prepared is None:
             prepared = self._compiled[reading] = self._prepare(db)
         params = list(prepared.params)
-        for slot, value in zip(prepared.slots, values, strict=True):
-            params[slot] = value
+        for slots, value in zip(prepared.slots, values, strict=True):
+            for slot in slots:
+                params[slot] = value
         with reading.cursor() as cursor:
             cursor.execute(prepared.sql, params)
             return db, prepared, cursor.fetchall()
@@ -80,6 +84,8 @@ class PreparedQuery:
             instance = self.model.from_db(db, prepared.init_list, row[prepared.start : prepared.end])
             for populator in prepared.populators:
                 populator.populate(row, instance)
+            for name, index in prepared.annotations.items():
+                setattr(instance, name, row[index])
             instances.append(instance)
         return instances
 
@@ -90,16 +96,16 @@ class PreparedQuery:
         queryset = self.build(*self._markers()).using(db)
         if queryset.model is not self.model:
             raise ValueError(f"the queryset loads {queryset.model.__name__}, not {self.model.__name__}")
-        if queryset._prefetch_related_lookups or queryset.query.annotations or queryset._fields is not None:
-            raise ValueError("PreparedQuery loads plain model instances (no values(), prefetch or annotations)")
+        if queryset._prefetch_related_lookups or queryset._fields is not None:
+            raise ValueError("PreparedQuery loads model instances (no values() or prefetch)")
         compiler = queryset.query.get_compiler(using=db)
         sql, params = compiler.as_sql()  # also fills compiler.select and klass_info
         slots = []
         for marker in self._markers():
-            found = [index for index, param in enumerate(params) if param == marker]
-            if len(found) != 1:
-                raise ValueError(f"an argument must be exactly one SQL parameter; it is {len(found)}")
-            slots.append(found[0])
+            found = tuple(index for index, param in enumerate(params) if param == marker)
+            if not found:
+                raise ValueError("an argument must be an SQL parameter as it is (not changed by a lookup)")
+            slots.append(found)
         select_fields = compiler.klass_info["select_fields"]
         start, end = select_fields[0], select_fields[-1] + 1
         return _Prepared(
@@ -112,6 +118,10 @@ class PreparedQuery:
             start=start,
             end=end,
             populators=get_related_populators(compiler.klass_info, compiler.select, db),
+            annotations=dict(compiler.annotation_col_map),
+            digested=tuple(
+                index for index in range(compiler.col_count) if index not in compiler.annotation_col_map.values()
+            ),
         )
 
 
@@ -120,9 +130,11 @@ class _Prepared:
     compiler: SQLCompiler
     sql: str
     params: tuple
-    slots: tuple[int, ...]
+    slots: tuple[tuple[int, ...], ...]  # per argument, where its value goes in params
     converters: dict
     init_list: list[str]
     start: int
     end: int
     populators: list
+    annotations: dict[str, int]  # name → column
+    digested: tuple[int, ...]  # the columns the rows' digest is made of: all but the annotations

@@ -1,5 +1,5 @@
 """Entry pages stored as an anonymous reader gets them: an uncached entry page is its one
-query, one more to find the stored page, and no rendering.
+query, which reads the stored page beside the rows, and no rendering.
 
 Rendering an entry page costs more than everything else its request does together (1.4
 of 2.1 ms of CPU, ``bench/cpu.py``: 0.7 ms with the page stored), yet what it shows
@@ -12,9 +12,13 @@ templates, translations and static files that render them. So:
   database gives them (``PreparedQuery.with_digest``), the UI language, the scheme and
   host, and ``deployed()`` (a digest of the code, templates, translations and static
   manifest this process runs). A page's inputs change whenever anything it shows could.
-- **The reader** (``rules.pages.views.entry_detail``) computes its request's inputs and
-  is served the stored page only when they are equal to the stored page's; otherwise the
-  page is rendered in the request, as before. A stored page can therefore be missing or
+- **The reader** (``rules.pages.views.entry_detail``) reads the page's rows and, in the
+  same query, each version's stored page in the reader's UI language with the inputs it
+  was made of (``ENTRY_PAGE_STORED``: a column of the query, left out of the rows' digest;
+  a second query had cost PostgreSQL a round trip, a third of an uncached page's database
+  work). It computes its request's inputs from the rows and is served the stored page
+  only when they are equal to the stored page's; otherwise the page is rendered in the
+  request, as before. A stored page can therefore be missing or
   old, never wrong: no write has to remember to throw one away.
 - **Only for anonymous readers of the plain address**: a request with a query string
   the view reads (``?content=``, ``?as_of=``; others are dropped before it,
@@ -42,7 +46,9 @@ from functools import cache
 from pathlib import Path
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connections, router
+from django.db import DEFAULT_DB_ALIAS
+from django.db.models import OuterRef, Subquery, TextField
+from django.db.models.functions import Concat
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils import translation
@@ -72,14 +78,32 @@ BATCH = 50  # pages written per transaction
 ENTRY_PAGE_VERSIONS = PreparedQuery(
     Entry, lambda game, slug: Entry.objects.published().filter(game__slug=game, slug=slug).for_page().order_by(), 2
 )
+# The same rows, each with its stored page in a UI language (``stored_page``: the inputs
+# it was made of, then its HTML; None if there is none).
+ENTRY_PAGE_STORED = PreparedQuery(
+    Entry,
+    lambda game, slug, ui_language: ENTRY_PAGE_VERSIONS.build(game, slug).annotate(
+        stored_page=Subquery(
+            StoredEntryPage.objects.filter(entry=OuterRef("pk"), ui_language=ui_language).values(
+                made_of=Concat("inputs", "html", output_field=TextField())
+            )
+        )
+    ),
+    3,
+)
+INPUTS_LENGTH = 40  # a SHA-1's hex digest (``inputs``)
 
 # What ``deployed()`` reads, under the project's directory.
 DEPLOYED_SOURCES = (("rules", ".py"), ("faq", ".py"), ("rulesite", ".py"), ("templates", ""), ("locale", ".mo"))
 
 
-def versions(game: str, slug: str) -> tuple[list[Entry], str]:
-    """The entry's versions (sorted by language) and the digest of their rows."""
-    candidates, rows = ENTRY_PAGE_VERSIONS.with_digest(game, slug)
+def versions(game: str, slug: str, stored_in: str | None = None) -> tuple[list[Entry], str]:
+    """The entry's versions (sorted by language) and the digest of their rows; with
+    ``stored_in`` (a UI language), each with its stored page in it (``stored_page``)."""
+    if stored_in is None:
+        candidates, rows = ENTRY_PAGE_VERSIONS.with_digest(game, slug)
+    else:
+        candidates, rows = ENTRY_PAGE_STORED.with_digest(game, slug, stored_in)
     return sorted(candidates, key=lambda candidate: candidate.language), rows
 
 
@@ -140,19 +164,13 @@ def servable(request) -> bool:
     return not request.META.get("QUERY_STRING") and settings.SESSION_COOKIE_NAME not in request.COOKIES
 
 
-def stored_page(entry: Entry, ui_language: str, made_of: str) -> HttpResponse | None:
-    """The stored page of ``entry`` in ``ui_language`` if it was made of ``made_of``."""
-    reading = connections[router.db_for_read(StoredEntryPage)]  # a replica for a reader
-    with reading.cursor() as cursor:
-        cursor.execute(_lookup_sql(), [entry.pk, ui_language, made_of])
-        row = cursor.fetchone()
-    return HttpResponse(row[0]) if row is not None else None
-
-
-@cache
-def _lookup_sql() -> str:
-    table = StoredEntryPage._meta.db_table
-    return f"SELECT html FROM {table} WHERE entry_id = %s AND ui_language = %s AND inputs = %s"
+def stored_page(entry: Entry, made_of: str) -> HttpResponse | None:
+    """The page stored for ``entry`` (loaded by ``versions(…, stored_in=…)``) if it was
+    made of ``made_of``."""
+    stored = getattr(entry, "stored_page", None)
+    if stored is None or stored[:INPUTS_LENGTH] != made_of:
+        return None
+    return HttpResponse(stored[INPUTS_LENGTH:])
 
 
 # -- the worker ---------------------------------------------------------------------------

@@ -64,10 +64,12 @@ def game_detail(request, game):
 @public_page(CONTENT_PARAMETER, AS_OF_PARAMETER)
 def entry_detail(request, game, slug):
     ui_language = translation.get_language()
-    # One query: the entry in each language with its game and source, and everything it
-    # shows of other items stored with it (rules.derived.relations). The game is looked up
-    # alone only for an old address.
-    candidates, rows = stored_pages.versions(game, slug)
+    # One query: the entry in each language with its game and source, everything it shows
+    # of other items stored with it (rules.derived.relations) and, for a reader the stored
+    # page may answer, the page the worker stored (rules.pages.stored_pages). The game is
+    # looked up alone only for an old address.
+    servable = stored_pages.servable(request)  # the page as the worker stored it may answer
+    candidates, rows = stored_pages.versions(game, slug, stored_in=ui_language if servable else None)
     if not candidates:
         return _redirect_old_slug(request, get_object_or_404(Game.objects.published(), slug=game), slug)
     wanted = request.GET.get(CONTENT_PARAMETER)
@@ -76,8 +78,8 @@ def entry_detail(request, game, slug):
     translated = stored_pages.translation_to_go_to(entry, ui_language, wanted)
     if translated is not None:
         return redirect(entry_url_template(entry.game.slug).format(slug=translated.slug))
-    if stored_pages.servable(request):  # the page as the worker stored it, if made of the same
-        page = stored_pages.stored_page(entry, ui_language, stored_pages.inputs(request, ui_language, rows))
+    if servable:  # the page as the worker stored it, if made of the same rows
+        page = stored_pages.stored_page(entry, stored_pages.inputs(request, ui_language, rows))
         if page is not None:
             return page
     return stored_pages.render_page(request, entry)
