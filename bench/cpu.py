@@ -119,7 +119,12 @@ def main() -> int:
     from django.db import connection
 
     queries = []
-    connection.execute_wrappers.append(lambda execute, sql, *rest: (queries.append(sql), execute(sql, *rest))[1])
+
+    def counted(execute, sql, params, many, context):
+        queries.append(sql)
+        return execute(sql, params, many, context)
+
+    connection.execute_wrappers.append(counted)  # every query of every request below
     server = DatabaseServer(connection)
     print(f"cache {args.cache_url}, {args.requests} requests each, CPU ms per request (process_time)")
     for name, path in paths.items():
@@ -134,11 +139,10 @@ def main() -> int:
             request(path)
         ms = (time.process_time() - started) * 1000 / args.requests
         wall_ms = (time.perf_counter() - wall) * 1000 / args.requests
-        pid, ended = server.pid, server.cpu()
-        if served is None or ended is None or server.pid != pid:
-            database = ""
-        else:
-            database = f"  database {(ended - served) * 1000 / args.requests:5.2f} ms"
+        ended = server.cpu()
+        database = ""
+        if served and ended and served[0] == ended[0]:  # the same backend throughout
+            database = f"  database {(ended[1] - served[1]) * 1000 / args.requests:5.2f} ms"
         print(f"  {name:<12} {ms:7.2f} ms  (wall {wall_ms:5.2f} ms){database}  queries {made}  status {status}  {path}")
         if args.profile == name:
             profiler = cProfile.Profile(time.process_time)  # CPU, as the figures above: waiting is not counted
@@ -155,25 +159,25 @@ def main() -> int:
 
 
 class DatabaseServer:
-    """The CPU seconds used by the PostgreSQL backend serving ``connection``, read from
-    its ``/proc/<pid>/stat`` (a server on this machine, readable by this user). ``cpu()``
-    is None for SQLite (in this process), for a server elsewhere, and when the connection
-    is not the one the last ``cpu()`` read (it was closed and opened again: its backend
-    process is another)."""
+    """The PostgreSQL backend serving ``connection``: ``cpu()`` is its process id and the
+    CPU seconds it has used, read from its ``/proc/<pid>/stat`` (a server on this machine,
+    readable by this user); None for SQLite (in this process) or a server elsewhere. Two
+    readings with different ids are of two connections (closed and opened again)."""
 
     def __init__(self, connection):
         self.connection = connection
         self.tick = os.sysconf("SC_CLK_TCK")
-        self.pid = None
 
-    def cpu(self) -> float | None:
+    def cpu(self) -> tuple[int, float] | None:
         raw = self.connection.connection if self.connection.vendor == "postgresql" else None
-        self.pid = raw.info.backend_pid if raw is not None else None
-        path = Path(f"/proc/{self.pid}/stat")
-        if self.pid is None or not os.access(path, os.R_OK):
+        if raw is None:
+            return None
+        pid = raw.info.backend_pid
+        path = Path(f"/proc/{pid}/stat")
+        if not os.access(path, os.R_OK):
             return None
         fields = path.read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / self.tick  # utime, stime (proc(5))
+        return pid, (int(fields[11]) + int(fields[12])) / self.tick  # utime, stime (proc(5))
 
 
 if __name__ == "__main__":
