@@ -39,25 +39,35 @@ def test_a_player_suggests_a_correction(live_server, browser, entry, size):
     page = context.new_page()
     try:
         page.goto(f"{live_server.url}/en/games/harbour-lords/rules/exhaust/")
+        asked = time.monotonic()  # the form (and its stamp) is made after this
         page.get_by_role("link", name="Report a problem or suggest a correction").click()
         expect(page).to_have_url(f"{live_server.url}/en/games/harbour-lords/rules/exhaust/suggest/")
-        opened = time.monotonic()
+        opened = time.monotonic()  # ... and before this
         expect(page.get_by_role("heading", level=1)).to_have_text("Report a problem or suggest a correction")
         proposal = page.get_by_label("Proposed text (optional)")
         expect(proposal).to_have_value(BODY)  # prefilled with the Markdown
-        no_axe_violations(page)
-        no_horizontal_scroll(page)
 
+        # Previewed at a script's speed: refused, and nothing typed is lost. Whether the
+        # server refused is decided by its clock, so the test checks the bound after the
+        # answer came: the stamp is whole seconds (up to 1 s early) and was made after
+        # ``asked``, so an answer back within MIN_FILL_SECONDS - 1 of ``asked`` must be
+        # a refusal. On a machine too slow for that, the refusal is not asserted here
+        # (tests/suggestions/test_pages.py checks it through the test client) and the flow goes on.
         page.get_by_label("Typo").check()
         page.get_by_label("What is wrong, and how do you know?").fill("“exausted” is misspelt.")
         proposal.fill(BODY.replace("exausted", "exhausted"))
-        if time.monotonic() - opened < MIN_FILL_SECONDS - 1:  # a script's speed: refused, kept
-            page.get_by_role("button", name="Preview").click()
-            expect(page.get_by_role("alert")).to_contain_text("That was very quick.")
-            expect(page.locator(".suggest-preview")).to_have_count(0)
+        page.get_by_role("button", name="Preview").click()
+        refused, previewed = page.get_by_role("alert"), page.locator(".suggest-preview")
+        expect(refused.or_(previewed)).to_be_visible()
+        if time.monotonic() - asked < MIN_FILL_SECONDS - 1:
+            expect(refused).to_contain_text("That was very quick.")
+        if refused.count():
+            expect(refused).to_contain_text("That was very quick.")
+            expect(previewed).to_have_count(0)
             expect(page.get_by_label("Proposed text (optional)")).to_have_value(BODY.replace("exausted", "exhausted"))
             no_axe_violations(page)
-        page.wait_for_timeout(max(0, (MIN_FILL_SECONDS + 0.2 - (time.monotonic() - opened)) * 1000))
+            no_horizontal_scroll(page)
+            page.wait_for_timeout(max(0, (MIN_FILL_SECONDS + 0.2 - (time.monotonic() - opened)) * 1000))
         page.get_by_role("button", name="Preview").click()
         diff = page.locator(".suggest-preview .diff")
         expect(diff.locator("del")).to_have_text("exausted,")
