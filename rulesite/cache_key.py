@@ -16,7 +16,7 @@ serve one representation for another (``rulesite.response_cache``):
 - **the media type the API actually negotiates** with Django REST Framework's own
   content negotiation (JSON, the browsable HTML API, the schema's YAML or JSON; JSON's
   ``indent``), not a guess from the ``Accept`` header's text;
-- **the encoding** the client accepts (``rulesite.compression.accepts_gzip``, which
+- **the encoding** the client accepts (``rules.shared.compression.accepts_gzip``, which
   honours ``q=0``).
 
 A view that declares nothing is answered as asked and never cached (``describe`` gives
@@ -37,7 +37,7 @@ from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from .compression import accepts_gzip
+from rules.shared.compression import accepts_gzip
 
 FORMAT_PARAMETER = "format"  # Django REST Framework's URL_FORMAT_OVERRIDE
 PAGE_VIEWS = "-"  # the media type of a page, a feed, a sitemap: one representation

@@ -20,7 +20,7 @@ a key made of the request's raw inputs that can choose a response:
 - the scheme (and ``X-Forwarded-Proto``), ``Host`` (and ``X-Forwarded-Host``), the
   server's name and port, the path and the raw query string;
 - whether ``Accept-Encoding`` takes gzip, read as the gzip middleware reads it
-  (``compression.header_accepts_gzip``): the only way the site's bytes depend on it;
+  (``rules.shared.compression.header_accepts_gzip``): the only way the site's bytes depend on it;
 - ``Accept`` and ``Accept-Language`` as sent, except on a path with a UI language's
   prefix (``/de/…``): there the language is the prefix's, and a page is one
   representation whatever ``Accept`` says (as the response cache keys it, and as the
@@ -75,8 +75,8 @@ from django.utils.cache import cc_delim_re
 from rules.content.version import Version
 from rules.pages.stored_pages import deployed
 from rules.shared.cache_errors import CACHE_ERRORS, cache_down
+from rules.shared.compression import header_accepts_gzip
 
-from .compression import header_accepts_gzip
 from .health import PATHS as HEALTH_PATHS
 from .response_cache import SCOPE
 from .shared_version import SharedVersion, configured

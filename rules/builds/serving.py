@@ -7,7 +7,7 @@
   ``Content-Range``; a range past the end 416; several ranges, a malformed one, or an
   ``If-Range`` that no longer matches get the whole file (RFC 9110 allows each).
 - **Encoding**: text has a gzip copy made when it was built, sent to clients that take
-  gzip (``rulesite.compression.accepts_gzip``); the site's gzip middleware leaves ranged
+  gzip (``rules.shared.compression.accepts_gzip``); the site's gzip middleware leaves ranged
   files alone.
 - **Not there yet**: a 503 "being prepared" page in the reader's language with
   ``Retry-After``, which reloads itself; never a 500 and never a wait.
@@ -28,8 +28,7 @@ from django.shortcuts import render
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import http_date
 
-from rulesite.compression import accepts_gzip
-
+from ..shared.compression import accepts_gzip
 from .kinds import KINDS
 from .models import BuiltFile
 from .storage import STORAGE_ERRORS, open_part, presigned_url

@@ -6,12 +6,17 @@ from django.db import models
 class StoredEntryPage(models.Model):
     """One entry's page in one UI language, rendered by the worker, with the digest of
     everything it was rendered from (``inputs``): served while a reader's request has
-    the same inputs, else rendered again in the request (never stale)."""
+    the same inputs, else rendered again in the request (never stale). Beside the HTML,
+    the bytes a client that takes gzip gets (``rules.shared.compression.gzipped``) and the
+    HTML's hash their ETag is made of: compressed once here, not in every request."""
 
     entry = models.ForeignKey("rules.Entry", on_delete=models.CASCADE, related_name="+")
     ui_language = models.CharField(max_length=8)
     inputs = models.CharField(max_length=40)
     html = models.TextField()
+    # None: sent as it is (too short to compress), or stored before these were (0031).
+    gzip = models.BinaryField(null=True)
+    digest = models.CharField(max_length=40, db_default="")  # body_digest of the HTML
 
     class Meta:
         constraints = [

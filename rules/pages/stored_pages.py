@@ -47,11 +47,12 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS
-from django.db.models import OuterRef, Subquery, TextField
+from django.db.models import BinaryField, OuterRef, Subquery, TextField
 from django.db.models.functions import Concat
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils import translation
+from django.utils.cache import patch_vary_headers
 from django_tasks import task
 
 from ..builds.site import SiteRequest
@@ -59,6 +60,7 @@ from ..content import version as content_version
 from ..content.addresses import entry_url_template
 from ..content.models import Entry, Game
 from ..content.prepared import PreparedQuery
+from ..shared.compression import body_digest, gzipped, weak_etag
 from ..shared.queues import EMBEDDINGS, Refresh
 from .models import StoredEntryPage
 from .page_context import entry_page_context
@@ -72,6 +74,17 @@ RUN_SECONDS = 10
 PRIORITY = -20  # after the vectors' runs: search answers better with them
 BATCH = 50  # pages written per transaction
 
+
+def _stored_rows(ui_language: str):
+    """The stored page of the outer query's entry in ``ui_language`` (a subquery)."""
+    return StoredEntryPage.objects.filter(entry=OuterRef("pk"), ui_language=ui_language)
+
+
+def _stored(ui_language: str, column: str) -> Subquery:
+    """The stored page's inputs followed by ``column``, in one text column of the query."""
+    return Subquery(_stored_rows(ui_language).values(made_of=Concat("inputs", column, output_field=TextField())))
+
+
 # Every language's version of an entry, for its page: the same SQL for every entry,
 # so it is compiled once (rules.content.prepared). Sorted in Python: ORDER BY costs more to
 # compile than a sort of a version or two.
@@ -83,25 +96,35 @@ ENTRY_PAGE_VERSIONS = PreparedQuery(
 ENTRY_PAGE_STORED = PreparedQuery(
     Entry,
     lambda game, slug, ui_language: ENTRY_PAGE_VERSIONS.build(game, slug).annotate(
-        stored_page=Subquery(
-            StoredEntryPage.objects.filter(entry=OuterRef("pk"), ui_language=ui_language).values(
-                made_of=Concat("inputs", "html", output_field=TextField())
-            )
-        )
+        stored_page=_stored(ui_language, "html")
+    ),
+    3,
+)
+# For a client that takes gzip: the inputs, then the HTML's digest (``stored_page``), and
+# the compressed page (``stored_gzip``), so the HTML itself is not read.
+ENTRY_PAGE_STORED_GZIP = PreparedQuery(
+    Entry,
+    lambda game, slug, ui_language: ENTRY_PAGE_VERSIONS.build(game, slug).annotate(
+        stored_page=_stored(ui_language, "digest"),
+        stored_gzip=Subquery(_stored_rows(ui_language).values("gzip"), output_field=BinaryField()),
     ),
     3,
 )
 INPUTS_LENGTH = 40  # a SHA-1's hex digest (``inputs``)
+DIGEST_LENGTH = 40  # and the HTML's (``digest``)
 
 # What ``deployed()`` reads, under the project's directory.
 DEPLOYED_SOURCES = (("rules", ".py"), ("faq", ".py"), ("rulesite", ".py"), ("templates", ""), ("locale", ".mo"))
 
 
-def versions(game: str, slug: str, stored_in: str | None = None) -> tuple[list[Entry], str]:
+def versions(game: str, slug: str, stored_in: str | None = None, gzip: bool = False) -> tuple[list[Entry], str]:
     """The entry's versions (sorted by language) and the digest of their rows; with
-    ``stored_in`` (a UI language), each with its stored page in it (``stored_page``)."""
+    ``stored_in`` (a UI language), each with its stored page in it (``stored_page``),
+    compressed when ``gzip`` (for a client that takes it)."""
     if stored_in is None:
         candidates, rows = ENTRY_PAGE_VERSIONS.with_digest(game, slug)
+    elif gzip:
+        candidates, rows = ENTRY_PAGE_STORED_GZIP.with_digest(game, slug, stored_in)
     else:
         candidates, rows = ENTRY_PAGE_STORED.with_digest(game, slug, stored_in)
     return sorted(candidates, key=lambda candidate: candidate.language), rows
@@ -166,11 +189,22 @@ def servable(request) -> bool:
 
 def stored_page(entry: Entry, made_of: str) -> HttpResponse | None:
     """The page stored for ``entry`` (loaded by ``versions(…, stored_in=…)``) if it was
-    made of ``made_of``."""
+    made of ``made_of``: its HTML, or its gzip bytes with the headers the gzip middleware
+    gives a page it compresses (``rulesite.compression``: a weak ETag of the HTML, ``Vary:
+    Accept-Encoding``), which then leaves it as it is."""
     stored = getattr(entry, "stored_page", None)
     if stored is None or stored[:INPUTS_LENGTH] != made_of:
         return None
-    return HttpResponse(stored[INPUTS_LENGTH:])
+    if not hasattr(entry, "stored_gzip"):  # read with its HTML
+        return HttpResponse(stored[INPUTS_LENGTH:])
+    digest = stored[INPUTS_LENGTH:]
+    if entry.stored_gzip is None or len(digest) != DIGEST_LENGTH:  # stored before 0031, or too short
+        return None
+    response = HttpResponse(entry.stored_gzip)
+    response.headers["Content-Encoding"] = "gzip"
+    response.headers["ETag"] = weak_etag(digest)
+    patch_vary_headers(response, ("Accept-Encoding",))
+    return response
 
 
 # -- the worker ---------------------------------------------------------------------------
@@ -241,9 +275,9 @@ def _store_page(game_slug: str, slug: str, stored: dict, batch: list) -> int:
             if not fresh:
                 break
             page = shown(fresh, ui_language, None)
-            html = render_page(request, page).content.decode()
+            body = render_page(request, page).content
         batch.append(StoredEntryPage(entry=page, ui_language=ui_language, inputs=inputs(request, ui_language,
-                                     fresh_rows), html=html))  # fmt: skip
+                     fresh_rows), html=body.decode(), gzip=gzipped(body), digest=body_digest(body)))  # fmt: skip
         rendered += 1
     return rendered
 
@@ -252,7 +286,10 @@ def _write(pages: list[StoredEntryPage]) -> None:
     """Store ``pages`` (and empty the list)."""
     if pages:
         StoredEntryPage.objects.bulk_create(
-            pages, update_conflicts=True, unique_fields=["entry", "ui_language"], update_fields=["inputs", "html"]
+            pages,
+            update_conflicts=True,
+            unique_fields=["entry", "ui_language"],
+            update_fields=["inputs", "html", "gzip", "digest"],
         )
         pages.clear()
 

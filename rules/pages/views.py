@@ -14,6 +14,7 @@ from ..derived import game_pages
 from ..search import Busy, QueryTooLong
 from ..search import search as search_service
 from ..shared.collation import sort_by_title
+from ..shared.compression import accepts_gzip
 from ..shared.languages import CONTENT_LANGUAGES
 from . import parallel, stored_pages
 from .forms import SearchForm
@@ -69,7 +70,8 @@ def entry_detail(request, game, slug):
     # page may answer, the page the worker stored (rules.pages.stored_pages). The game is
     # looked up alone only for an old address.
     servable = stored_pages.servable(request)  # the page as the worker stored it may answer
-    candidates, rows = stored_pages.versions(game, slug, stored_in=ui_language if servable else None)
+    stored_in = ui_language if servable else None  # compressed as stored for a client taking gzip
+    candidates, rows = stored_pages.versions(game, slug, stored_in=stored_in, gzip=accepts_gzip(request))
     if not candidates:
         return _redirect_old_slug(request, get_object_or_404(Game.objects.published(), slug=game), slug)
     wanted = request.GET.get(CONTENT_PARAMETER)

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from rulesite.compression import COMPRESS_LEVEL
+from rules.shared.compression import COMPRESS_LEVEL
 from tests.factories import make_entry, make_erratum, make_game, written_together
 
 pytestmark = [

@@ -2,6 +2,7 @@
 only while it is made of what the reader's request would render, so it is the same
 bytes as rendering in the request, before and after every kind of write."""
 
+import gzip
 import os
 import subprocess
 import sys
@@ -18,12 +19,14 @@ from rules.content.querysets import Status
 from rules.moderation.translations import start_translation
 from rules.pages import stored_pages
 from rules.pages.models import StoredEntryPage
+from rules.shared.compression import body_digest, gzipped
 from tests.builds import run_background_tasks
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
 
 pytestmark = pytest.mark.django_db
 
 MARKER = "<!-- as stored -->"
+GZIP_MARKER = "<!-- as stored, compressed -->"
 UI_LANGUAGES = [code for code, _name in settings.LANGUAGES]
 
 
@@ -99,6 +102,25 @@ def mark_stored() -> None:
     StoredEntryPage.objects.update(html=Concat(F("html"), Value(MARKER)))
 
 
+def mark_stored_gzip() -> None:
+    """Every stored page's gzip bytes (only) get a comment, made as the worker makes them."""
+    for page in StoredEntryPage.objects.all():
+        marked = (page.html + GZIP_MARKER).encode()
+        page.gzip, page.digest = gzipped(marked), body_digest(marked)
+        page.save(update_fields=["gzip", "digest"])
+
+
+def get_gzip(client, urls) -> dict[str, tuple[int, bytes, dict]]:
+    """Each page as a client that takes gzip gets it: status, bytes and the headers that
+    say what the bytes are."""
+    got = {}
+    for url in urls:
+        response = client.get(url, headers={"accept-encoding": "gzip, deflate, br"})
+        headers = {name: response.get(name) for name in ("Content-Encoding", "Content-Length", "ETag", "Vary")}
+        got[url] = (response.status_code, response.content, headers)
+    return got
+
+
 def test_a_stored_page_is_the_page_rendered_in_the_request(client):
     world()
     urls = pages()
@@ -112,6 +134,27 @@ def test_a_stored_page_is_the_page_rendered_in_the_request(client):
     # Every page a reader gets at its address (not a redirect to its translation).
     assert sorted(from_store) == sorted(url for url, (status, _html) in rendered.items() if status == 200)
     assert stored_pages.refresh() == (0, True)  # nothing changed: nothing rendered again
+
+
+def test_a_client_taking_gzip_gets_the_stored_bytes_the_middleware_would_make(client):
+    """The worker stores each page compressed too, and a client that takes gzip (every
+    browser) is sent those bytes with the same ETag, Vary and length as the page
+    compressed in the request (rulesite.compression)."""
+    world()
+    urls = pages()
+    StoredEntryPage.objects.all().delete()
+    rendered = get_gzip(client, urls)
+    assert {headers["Content-Encoding"] for status, _body, headers in rendered.values() if status == 200} == {"gzip"}
+    stored_pages.refresh()
+    assert get_gzip(client, urls) == rendered
+    mark_stored_gzip()
+    served = get_gzip(client, urls)
+    from_store = [url for url, (status, body, _headers) in served.items()
+                  if status == 200 and gzip.decompress(body).decode().endswith(GZIP_MARKER)]  # fmt: skip
+    assert sorted(from_store) == sorted(url for url, (status, _body, _headers) in rendered.items() if status == 200)
+    # A page stored before its gzip bytes were (or too short for them) is rendered.
+    StoredEntryPage.objects.update(gzip=None)
+    assert get_gzip(client, urls) == rendered
 
 
 def edit_body():
