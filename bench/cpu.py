@@ -1,7 +1,8 @@
 """CPU time per request, in one process, for the pages ``bench/serve.py`` loads.
 
     .venv/bin/python bench/cpu.py --database-url sqlite:////tmp/rulesite-serve-XXXX/serve.sqlite3
-        [--requests 300] [--cache-url dummy://] [--profile entry [--sort tottime] [--profile-out FILE]]
+        [--requests 300] [--cache-url dummy://] [--only entry,game]
+        [--profile entry [--sort tottime] [--profile-out FILE]]
 
 Where ``bench/serve.py`` says how many requests a second the whole stack serves, this
 says where one request's time goes: each URL is requested through the WSGI application
@@ -42,6 +43,7 @@ def main() -> int:
     parser.add_argument("--sort", default="cumulative", help="the profile's order: cumulative (default), tottime")
     parser.add_argument("--profile-out", help="also write the profile to this file (for pstats)")
     parser.add_argument("--path", action="append", default=[], help="extra NAME=PATH to time")
+    parser.add_argument("--only", help="the pages to time, by name, comma-separated (default: all)")
     parser.add_argument(
         "--no-stored-pages", action="store_true", help="do not bring the stored entry pages up to date first"
     )
@@ -84,6 +86,8 @@ def main() -> int:
         "api-search": f"/api/v1/search/?q={word.lower()}",
     }
     paths.update(dict(item.split("=", 1) for item in args.path))
+    if args.only:
+        paths = {name: paths[name] for name in args.only.split(",")}
 
     from rulesite import front_cache
 
