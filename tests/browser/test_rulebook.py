@@ -103,7 +103,9 @@ def test_step_through_the_rulebook_and_find_your_place_in_the_contents(live_serv
     expect(nav.locator("a[rel=prev]")).to_have_count(0)  # the first section
     save_screenshot(page, f"rulebook-entry-first-{size}")
     while nav.locator("a[rel=next]").count():
+        following = nav.locator("a[rel=next]").get_attribute("href")
         nav.locator("a[rel=next]").click()
+        page.wait_for_url(lambda url, following=following: url.endswith(following))  # and loaded
         seen.append(page.locator("h1").inner_text())
     assert seen == [f"{number}. {title}" for title, number, _parent in RULEBOOK]
 
@@ -119,9 +121,7 @@ def test_step_through_the_rulebook_and_find_your_place_in_the_contents(live_serv
     assert box["width"] <= VIEWPORTS[size]["width"]
 
     nav.get_by_role("link", name="Contents").click()
-    assert re.search(
-        r"/en/games/little-war/rules/\?at=reactions-during-actions#toc-reactions-during-actions$", page.url
-    )
+    page.wait_for_url(re.compile(r"/en/games/little-war/rules/\?at=reactions-during-actions#toc-reactions-during-actions$"))
     here = page.locator('[aria-current="location"]')
     expect(here).to_have_count(1)
     expect(here).to_have_text("2.2a. Reactions During Actions")
