@@ -27,7 +27,7 @@ from django.middleware.gzip import GZipMiddleware
 from django.utils.cache import patch_vary_headers
 from django.utils.http import quote_etag
 
-from rules.shared.compression import MIN_LENGTH, accepts_gzip, body_digest, gzipped, weak_etag
+from rules.shared.compression import MIN_LENGTH, accepts_gzip, body_digest, gzipped, send_gzipped, weak_etag
 
 
 def set_body_etag(response) -> None:
@@ -67,10 +67,5 @@ class PublicGZipMiddleware(GZipMiddleware):
         compressed = gzipped(response.content)
         if compressed is None:
             return response
-        response.content = compressed
-        response.headers["Content-Length"] = str(len(compressed))
-        etag = response.get("ETag")
-        if etag and etag.startswith('"'):
-            response.headers["ETag"] = "W/" + etag
-        response.headers["Content-Encoding"] = "gzip"
+        send_gzipped(response, compressed)
         return response

@@ -52,7 +52,7 @@ from django.db.models.functions import Concat
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils import translation
-from django.utils.cache import patch_vary_headers
+from django.utils.http import quote_etag
 from django_tasks import task
 
 from ..builds.site import SiteRequest
@@ -60,7 +60,7 @@ from ..content import version as content_version
 from ..content.addresses import entry_url_template
 from ..content.models import Entry, Game
 from ..content.prepared import PreparedQuery
-from ..shared.compression import body_digest, gzipped, weak_etag
+from ..shared.compression import body_digest, gzipped, send_gzipped
 from ..shared.queues import EMBEDDINGS, Refresh
 from .models import StoredEntryPage
 from .page_context import entry_page_context
@@ -189,9 +189,8 @@ def servable(request) -> bool:
 
 def stored_page(entry: Entry, made_of: str) -> HttpResponse | None:
     """The page stored for ``entry`` (loaded by ``versions(…, stored_in=…)``) if it was
-    made of ``made_of``: its HTML, or its gzip bytes with the headers the gzip middleware
-    gives a page it compresses (``rulesite.compression``: a weak ETag of the HTML, ``Vary:
-    Accept-Encoding``), which then leaves it as it is."""
+    made of ``made_of``: its HTML, or its gzip bytes sent as the gzip middleware sends a
+    page it compresses (``send_gzipped``), which then leaves it as it is."""
     stored = getattr(entry, "stored_page", None)
     if stored is None or stored[:INPUTS_LENGTH] != made_of:
         return None
@@ -200,10 +199,9 @@ def stored_page(entry: Entry, made_of: str) -> HttpResponse | None:
     digest = stored[INPUTS_LENGTH:]
     if entry.stored_gzip is None or len(digest) != DIGEST_LENGTH:  # stored before 0031, or too short
         return None
-    response = HttpResponse(entry.stored_gzip)
-    response.headers["Content-Encoding"] = "gzip"
-    response.headers["ETag"] = weak_etag(digest)
-    patch_vary_headers(response, ("Accept-Encoding",))
+    response = HttpResponse()
+    response.headers["ETag"] = quote_etag(digest)  # of the HTML, as the middleware's
+    send_gzipped(response, entry.stored_gzip)
     return response
 
 

@@ -27,6 +27,7 @@ any.
 
 import hashlib
 
+from django.utils.cache import patch_vary_headers
 from django.utils.http import quote_etag
 from zlib_ng import gzip_ng
 
@@ -79,6 +80,20 @@ def body_digest(content: bytes) -> str:
     collisions made on purpose: only our own moderators write the bodies, and a match
     only tells a client to keep its copy."""
     return hashlib.sha1(content, usedforsecurity=False).hexdigest()
+
+
+def send_gzipped(response, compressed: bytes) -> None:
+    """Make ``response`` send ``compressed`` (its body, ``gzipped``) as the site sends gzip:
+    the bytes and their length, ``Content-Encoding``, ``Vary: Accept-Encoding``, and its
+    ETag weak (one validator for the plain and the gzip bytes). The gzip middleware does
+    it to a page it compresses, a stored entry page to its stored bytes."""
+    response.content = compressed
+    response.headers["Content-Length"] = str(len(compressed))
+    etag = response.get("ETag")
+    if etag and etag.startswith('"'):
+        response.headers["ETag"] = "W/" + etag
+    response.headers["Content-Encoding"] = "gzip"
+    patch_vary_headers(response, ("Accept-Encoding",))
 
 
 def weak_etag(digest: str) -> str:
