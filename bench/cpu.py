@@ -97,7 +97,7 @@ def main() -> int:
 
         started = time.perf_counter()
         done, _finished = stored_pages.refresh()  # what the worker does after a write
-        print(f"entry pages stored as the worker stores them: {done} rendered in {time.perf_counter() - started:.1f} s")
+        print(f"pages stored as the worker stores them: {done} rendered in {time.perf_counter() - started:.1f} s")
 
     def request(path: str) -> int:
         route, _, query = path.partition("?")

@@ -15,11 +15,11 @@ from .content.releases import Release, ReleaseChange
 from .derived.models import FeedHorizon, PublicChange, PublicItem
 from .jobs.models import ImportJob
 from .moderation.models import BlockedAddress, Suggestion
-from .pages.models import StoredEntryPage
+from .pages.models import StoredEntryPage, StoredGamePage
 from .search.models import SearchDocument, SearchName, SearchVector, SearchWord
 
 __all__ = [
     "BlockedAddress", "BuiltFile", "Change", "CrossReference", "Entry", "EntryRedirect", "Erratum", "FeedHorizon",
     "Game", "ImportJob", "PublicChange", "PublicItem", "Release", "ReleaseChange", "SearchDocument", "SearchName",
-    "SearchVector", "SearchWord", "Source", "StoredEntryPage", "Suggestion",
+    "SearchVector", "SearchWord", "Source", "StoredEntryPage", "StoredGamePage", "Suggestion",
 ]  # fmt: skip

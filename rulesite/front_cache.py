@@ -28,7 +28,7 @@ a key made of the request's raw inputs that can choose a response:
   kept, so a page that one day negotiates is answered by Django, not mixed up).
 
 The key also holds the deployment (``deployment``): the code, templates and
-translations a page is made with (``stored_pages.deployed``) and the settings that
+translations a page is made with (``rules.pages.stored.deployed``) and the settings that
 reach a response's headers outside the response cache (security headers, CORS, the
 Content-Security-Policy, the cache's own), because the answer kept here is the whole
 response, headers included: after a deploy, each request is answered by Django once.
@@ -73,7 +73,7 @@ from django.http import HttpResponse
 from django.utils.cache import cc_delim_re
 
 from rules.content.version import Version
-from rules.pages.stored_pages import deployed
+from rules.pages.stored import deployed
 from rules.shared.cache_errors import CACHE_ERRORS, cache_down
 from rules.shared.compression import header_accepts_gzip
 

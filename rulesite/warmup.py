@@ -16,8 +16,8 @@ German and Dutch vocabularies that compound parts are looked up in
 them; a database not yet migrated or not reachable leaves them to the first question,
 with a warning.
 
-The digest of the code, templates and translations the stored entry pages are checked
-against (``rules.pages.stored_pages.deployed``, 25 ms) is made here too.
+The digest of the code, templates and translations the stored pages are checked
+against (``rules.pages.stored.deployed``, 25 ms) is made here too.
 
 Not loaded here: the search vocabulary (``rules.search.vocabulary``), which is read
 from the database on the first misspelt search and is part of that figure, and
@@ -39,10 +39,10 @@ def warm_up() -> None:
     for code, _name in settings.LANGUAGES:
         with translation.override(code):  # loads that language's catalogues
             resolver.reverse_dict  # noqa: B018 -- imports the URLconf, builds this language's table
-    from rules.pages import stored_pages
+    from rules.pages import stored
     from rules.search import compounds, semantic
 
-    stored_pages.deployed()  # what the stored entry pages are checked against: 25 ms of reading files
+    stored.deployed()  # what the stored pages are checked against: 25 ms of reading files
     try:
         compounds.warm_up()
         semantic.warm_up()

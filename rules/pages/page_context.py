@@ -56,21 +56,29 @@ def reader_counts(games, ui_language: str) -> dict[int, tuple[str, int]]:
 # A game's stored languages with the game, by its slug: the same SQL for every game page,
 # so it is compiled once (rules.content.prepared). Every game is public
 # (``Game.objects.published()`` is all of them), so the game found here may be shown.
-GAME_LANGUAGES = PreparedQuery(
-    GameLanguage, lambda slug: GameLanguage.objects.filter(game__slug=slug).select_related("game").order_by(), 1
-)
+# Without the game page's lists (up to a few hundred kilobytes a language), which only
+# the game page reads (``rules.pages.stored_game_pages``), beside these same columns.
+LISTS = ("glossary_html", "sections_html")
 
 
-def game_context(game_slug: str) -> dict:
+def game_languages(slug: str):
+    return GameLanguage.objects.filter(game__slug=slug).select_related("game").defer(*LISTS).order_by()
+
+
+GAME_LANGUAGES = PreparedQuery(GameLanguage, game_languages, 1)
+
+
+def game_context(game_slug: str, rows: list[GameLanguage] | None = None) -> dict:
     """What every page of a game needs: the game, and which language its content is in.
 
     The URL's language selects the content; when the game has nothing in that language
     the page says so and shows the language that has the most. The languages and how
     much each has are stored (``rules.derived.game_pages``): one query with the game,
     whatever the size of the game (a second, for the game alone, when it has no content
-    yet). ``shown`` is the stored row of the language shown, or None.
+    yet). ``shown`` is the stored row of the language shown, or None. ``rows``: the
+    game's rows, when the caller read them (``GAME_LANGUAGES`` with more beside them).
     """
-    stored = {row.language: row for row in GAME_LANGUAGES(game_slug)}
+    stored = {row.language: row for row in (GAME_LANGUAGES(game_slug) if rows is None else rows)}
     if stored:
         game = next(iter(stored.values())).game
     else:
@@ -100,17 +108,20 @@ SOURCE_RELEASES = PreparedQuery(
 )
 
 
-def game_sources(game_slug: str, language: str) -> list[Source]:
+def game_sources(game_slug: str, language: str) -> tuple[list[Source], str]:
     """The game page's sources in ``language``, each with ``public_releases`` (newest
-    first, ``Release.objects.public()``): one query, two when there are sources."""
-    sources = GAME_SOURCES(game_slug, language)
+    first, ``Release.objects.public()``): one query, two when there are sources; and the
+    digest of the rows read (``PreparedQuery.with_digest``)."""
+    sources, digest = GAME_SOURCES.with_digest(game_slug, language)
     if sources:
         releases: dict[int, list[Release]] = {}
-        for release in SOURCE_RELEASES(game_slug, language):
+        rows, releases_digest = SOURCE_RELEASES.with_digest(game_slug, language)
+        for release in rows:
             releases.setdefault(release.source_id, []).append(release)
         for source in sources:
             source.public_releases = releases.get(source.pk, [])
-    return sources
+        digest = f"{digest} {releases_digest}"
+    return sources, digest
 
 
 def entry_page_context(request, entry) -> dict:

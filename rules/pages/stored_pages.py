@@ -12,6 +12,8 @@ templates, translations and static files that render them. So:
   database gives them (``PreparedQuery.with_digest``), the UI language, the scheme and
   host, and ``deployed()`` (a digest of the code, templates, translations and static
   manifest this process runs). A page's inputs change whenever anything it shows could.
+  What stored pages of every kind share is ``rules.pages.stored``; game pages are stored
+  likewise (``rules.pages.stored_game_pages``), by the same worker.
 - **The reader** (``rules.pages.views.entry_detail``) reads the page's rows and, in the
   same query, each version's stored page in the reader's UI language with the inputs it
   was made of (``ENTRY_PAGE_STORED``: a column of the query, left out of the rows' digest;
@@ -20,18 +22,20 @@ templates, translations and static files that render them. So:
   only when they are equal to the stored page's; otherwise the page is rendered in the
   request, as before. A stored page can therefore be missing or
   old, never wrong: no write has to remember to throw one away.
-- **Only for anonymous readers of the plain address**: a request with a query string
-  the view reads (``?content=``, ``?as_of=``; others are dropped before it,
-  ``rulesite.cache_key``) or with a session cookie (a moderator may see more) is
-  rendered as before.
+- **Only for anonymous readers of the plain address** (``stored.servable``): a request
+  with a query string the view reads (``?content=``, ``?as_of=``; others are dropped
+  before it, ``rulesite.cache_key``) or with a session cookie (a moderator may see more)
+  is rendered as before.
 - **The worker stores them** (``store_entry_pages``, on the ``embeddings`` queue of work
-  nobody waits for): after every unit of work that changed public content (asked for once
-  per transaction, not while a run is waiting) and when a worker starts (a deploy changes
-  ``deployed()``), it renders every published entry's page whose inputs differ from the
-  stored ones, in each UI language, for about ``RUN_SECONDS`` a run, then asks for the
-  next. A game whose content token (``rules.content.version``) has not moved since the
-  worker last went through its pages is not looked at (a moderator's save costs a scan
-  of that game's pages, one query each, not of the site's). Rendering costs the worker
+  nobody waits for; the name it was queued under since 0030, kept so runs queued before a
+  deploy still find it, though it stores game pages too): after every unit of work that
+  changed public content (asked for once per transaction, not while a run is waiting)
+  and when a worker starts (a deploy changes ``deployed()``), it renders every game's
+  page and every published entry's page whose inputs differ from the stored ones, in
+  each UI language, for about ``RUN_SECONDS`` a run, then asks for the next. A game
+  whose content token (``rules.content.version``) has not moved since the worker last
+  went through its pages is not looked at (a moderator's save costs a scan of that
+  game's pages, one query each, not of the site's). Rendering costs the worker
   what readers no longer pay: the benchmark site's 2,598 pages (653 entries, four UI
   languages) took 4.0 s on SQLite and 6.4 s on PostgreSQL, about 1.5 to 2.5 ms a page.
 
@@ -40,19 +44,14 @@ stored page is exactly what rendering in the request would give: ``tests/pages/
 test_stored_pages.py`` compares them after each kind of write.
 """
 
-import hashlib
 import time
-from functools import cache
-from pathlib import Path
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS
-from django.db.models import BinaryField, OuterRef, Subquery, TextField
-from django.db.models.functions import Concat
+from django.db.models import OuterRef
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils import translation
-from django.utils.http import quote_etag
 from django_tasks import task
 
 from ..builds.site import SiteRequest
@@ -60,9 +59,10 @@ from ..content import version as content_version
 from ..content.addresses import entry_url_template
 from ..content.models import Entry, Game
 from ..content.prepared import PreparedQuery
-from ..shared.compression import body_digest, gzipped, send_gzipped
+from ..shared.compression import body_digest, gzipped
 from ..shared.queues import EMBEDDINGS, Refresh
-from .models import StoredEntryPage
+from . import stored, stored_game_pages
+from .models import StoredEntryPage, StoredGamePage, StoredPage
 from .page_context import entry_page_context
 from .releases import as_of_context
 
@@ -80,41 +80,21 @@ def _stored_rows(ui_language: str):
     return StoredEntryPage.objects.filter(entry=OuterRef("pk"), ui_language=ui_language)
 
 
-def _stored(ui_language: str, column: str) -> Subquery:
-    """The stored page's inputs followed by ``column``, in one text column of the query."""
-    return Subquery(_stored_rows(ui_language).values(made_of=Concat("inputs", column, output_field=TextField())))
-
-
 # Every language's version of an entry, for its page: the same SQL for every entry,
 # so it is compiled once (rules.content.prepared). Sorted in Python: ORDER BY costs more to
 # compile than a sort of a version or two.
 ENTRY_PAGE_VERSIONS = PreparedQuery(
     Entry, lambda game, slug: Entry.objects.published().filter(game__slug=game, slug=slug).for_page().order_by(), 2
 )
-# The same rows, each with its stored page in a UI language (``stored_page``: the inputs
-# it was made of, then its HTML; None if there is none).
-ENTRY_PAGE_STORED = PreparedQuery(
-    Entry,
-    lambda game, slug, ui_language: ENTRY_PAGE_VERSIONS.build(game, slug).annotate(
-        stored_page=_stored(ui_language, "html")
-    ),
-    3,
-)
-# For a client that takes gzip: the inputs, then the HTML's digest (``stored_page``), and
-# the compressed page (``stored_gzip``), so the HTML itself is not read.
-ENTRY_PAGE_STORED_GZIP = PreparedQuery(
-    Entry,
-    lambda game, slug, ui_language: ENTRY_PAGE_VERSIONS.build(game, slug).annotate(
-        stored_page=_stored(ui_language, "digest"),
-        stored_gzip=Subquery(_stored_rows(ui_language).values("gzip"), output_field=BinaryField()),
-    ),
-    3,
-)
-INPUTS_LENGTH = 40  # a SHA-1's hex digest (``inputs``)
-DIGEST_LENGTH = 40  # and the HTML's (``digest``)
+# The same rows, each with its stored page in a UI language (``stored.stored_columns``: the
+# inputs it was made of, then its HTML; or for a client that takes gzip, its digest and
+# the compressed page).
+def _with_stored(game: str, slug: str, ui_language: str, gzip: bool):
+    return ENTRY_PAGE_VERSIONS.build(game, slug).annotate(**stored.stored_columns(_stored_rows(ui_language), gzip))
 
-# What ``deployed()`` reads, under the project's directory.
-DEPLOYED_SOURCES = (("rules", ".py"), ("faq", ".py"), ("rulesite", ".py"), ("templates", ""), ("locale", ".mo"))
+
+ENTRY_PAGE_STORED = PreparedQuery(Entry, lambda game, slug, ui: _with_stored(game, slug, ui, False), 3)
+ENTRY_PAGE_STORED_GZIP = PreparedQuery(Entry, lambda game, slug, ui: _with_stored(game, slug, ui, True), 3)
 
 
 def versions(game: str, slug: str, stored_in: str | None = None, gzip: bool = False) -> tuple[list[Entry], str]:
@@ -152,59 +132,6 @@ def render_page(request, entry: Entry) -> HttpResponse:
     return render(request, "rules/entry_detail.html", context)
 
 
-@cache
-def deployed() -> str:
-    """A digest of what renders pages in this process: the project's Python, templates
-    and compiled translations, the static files' manifest, Django's version and the
-    settings a page's bytes depend on. Read once per process (a deploy restarts it)."""
-    import django
-
-    # Values whose repr is the same in every process: the languages' codes, not their names,
-    # which are lazy translations written in whatever language is active at the first call
-    # (a reader's, in a web process; the names themselves come from the catalogues).
-    read = (django.get_version(), settings.DEBUG, [code for code, _name in settings.LANGUAGES],
-            settings.LANGUAGE_CODE, settings.TIME_ZONE, settings.USE_TZ, str(settings.STATIC_URL),
-            sorted(settings.STORAGES.get("staticfiles", {}).items()))  # fmt: skip
-    digest = hashlib.sha1(repr(read).encode(), usedforsecurity=False)
-    base = Path(settings.BASE_DIR)
-    for folder, suffix in DEPLOYED_SOURCES:
-        for path in sorted((base / folder).rglob(f"*{suffix}")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                digest.update(str(path.relative_to(base)).encode() + b"\0" + path.read_bytes())
-    if settings.STATIC_ROOT and (manifest := Path(settings.STATIC_ROOT) / "staticfiles.json").is_file():
-        digest.update(manifest.read_bytes())
-    return digest.hexdigest()
-
-
-def inputs(request, ui_language: str, rows: str) -> str:
-    """What a page rendered for ``request`` from rows of digest ``rows`` is made of."""
-    made_of = f"{deployed()}\n{ui_language}\n{request.scheme}://{request.get_host()}{request.path}\n{rows}"
-    return hashlib.sha1(made_of.encode(), usedforsecurity=False).hexdigest()
-
-
-def servable(request) -> bool:
-    """Whether a stored page may answer ``request`` (module docstring)."""
-    return not request.META.get("QUERY_STRING") and settings.SESSION_COOKIE_NAME not in request.COOKIES
-
-
-def stored_page(entry: Entry, made_of: str) -> HttpResponse | None:
-    """The page stored for ``entry`` (loaded by ``versions(…, stored_in=…)``) if it was
-    made of ``made_of``: its HTML, or its gzip bytes sent as the gzip middleware sends a
-    page it compresses (``send_gzipped``), which then leaves it as it is."""
-    stored = getattr(entry, "stored_page", None)
-    if stored is None or stored[:INPUTS_LENGTH] != made_of:
-        return None
-    if not hasattr(entry, "stored_gzip"):  # read with its HTML
-        return HttpResponse(stored[INPUTS_LENGTH:])
-    digest = stored[INPUTS_LENGTH:]
-    if entry.stored_gzip is None or len(digest) != DIGEST_LENGTH:  # stored before 0031, or too short
-        return None
-    response = HttpResponse()
-    response.headers["ETag"] = quote_etag(digest)  # of the HTML, as the middleware's
-    send_gzipped(response, entry.stored_gzip)
-    return response
-
-
 # -- the worker ---------------------------------------------------------------------------
 
 
@@ -224,23 +151,30 @@ _stored_at: dict[tuple[str, int], int] = {}
 
 
 def refresh(seconds: float | None = None) -> tuple[int, bool]:
-    """Render and store every published entry's page, in each UI language, whose stored
-    inputs differ from its inputs now (for ``seconds`` at most), skipping the games not
-    written to since this process last did so; (pages rendered, whether every game was
-    looked at). Pages of entries no longer published are deleted."""
+    """Render and store every game's page and every published entry's page, in each UI
+    language, whose stored inputs differ from its inputs now (for ``seconds`` at most),
+    skipping the games not written to since this process last did so; (pages rendered,
+    whether every game was looked at). Pages of entries no longer published are deleted."""
     deadline = None if seconds is None else time.monotonic() + seconds
     StoredEntryPage.objects.exclude(entry__in=Entry.objects.published()).delete()
     tokens = content_version.game_tokens(using=DEFAULT_DB_ALIAS)  # before the rows they cover
-    stored = {(entry, ui): made_of for entry, ui, made_of in StoredEntryPage.objects.values_list(
+    stored_inputs = {(entry, ui): made_of for entry, ui, made_of in StoredEntryPage.objects.values_list(
         "entry_id", "ui_language", "inputs").iterator()}  # fmt: skip
+    stored_games: dict[int, dict[str, str]] = {}
+    for game_id, ui, made_of in StoredGamePage.objects.values_list("game_id", "ui_language", "inputs"):
+        stored_games.setdefault(game_id, {})[ui] = made_of
     done, batch = 0, []
     for game_id, game_slug in Game.objects.order_by("slug").values_list("pk", "slug"):
-        seen = (deployed(), game_id)
+        seen = (stored.deployed(), game_id)
         if game_id in tokens and _stored_at.get(seen) == tokens[game_id]:
             continue
+        # The game's page first: it costs a reader more than an entry's.
+        game_pages = stored_game_pages.pages_to_store(game_slug, stored_games.get(game_id, {}))
+        done += len(game_pages)
+        _write(game_pages)
         slugs = Entry.objects.published().filter(game_id=game_id).order_by("slug").values_list("slug", flat=True)
         for slug in slugs.distinct().iterator():
-            done += _store_page(game_slug, slug, stored, batch)
+            done += _store_page(game_slug, slug, stored_inputs, batch)
             if len(batch) >= BATCH:
                 _write(batch)
             if deadline is not None and time.monotonic() > deadline:
@@ -252,7 +186,7 @@ def refresh(seconds: float | None = None) -> tuple[int, bool]:
     return done, True
 
 
-def _store_page(game_slug: str, slug: str, stored: dict, batch: list) -> int:
+def _store_page(game_slug: str, slug: str, stored_inputs: dict, batch: list) -> int:
     """Add to ``batch`` the page of ``slug`` in each UI language whose inputs are not the
     stored ones; how many."""
     candidates, rows = versions(game_slug, slug)
@@ -264,7 +198,7 @@ def _store_page(game_slug: str, slug: str, stored: dict, batch: list) -> int:
         if translation_to_go_to(entry, ui_language, None) is not None:
             continue  # the address redirects to the translation
         request = SiteRequest(entry_url_template(game_slug, ui_language).format(slug=slug), ui_language=ui_language)
-        if stored.get((entry.pk, ui_language)) == inputs(request, ui_language, rows):
+        if stored_inputs.get((entry.pk, ui_language)) == stored.inputs(request, ui_language, rows):
             continue
         # Loaded again in the UI language, as a request loads it: what an entry shows of
         # other items carries addresses in the language active when it is first read.
@@ -274,21 +208,21 @@ def _store_page(game_slug: str, slug: str, stored: dict, batch: list) -> int:
                 break
             page = shown(fresh, ui_language, None)
             body = render_page(request, page).content
-        batch.append(StoredEntryPage(entry=page, ui_language=ui_language, inputs=inputs(request, ui_language,
+        batch.append(StoredEntryPage(entry=page, ui_language=ui_language, inputs=stored.inputs(request, ui_language,
                      fresh_rows), html=body.decode(), gzip=gzipped(body), digest=body_digest(body)))  # fmt: skip
         rendered += 1
     return rendered
 
 
-def _write(pages: list[StoredEntryPage]) -> None:
-    """Store ``pages`` (and empty the list)."""
+def _write(pages: list[StoredPage]) -> None:
+    """Store ``pages`` (of one kind), each in place of the page of its item and UI language
+    stored before, if any; and empty the list."""
     if pages:
-        StoredEntryPage.objects.bulk_create(
-            pages,
-            update_conflicts=True,
-            unique_fields=["entry", "ui_language"],
-            update_fields=["inputs", "html", "gzip", "digest"],
-        )
+        model = type(pages[0])
+        (once,) = model._meta.constraints  # the item and the UI language
+        columns = [field.name for field in model._meta.concrete_fields
+                   if not field.primary_key and field.name not in once.fields]  # fmt: skip
+        model.objects.bulk_create(pages, update_conflicts=True, unique_fields=once.fields, update_fields=columns)
         pages.clear()
 
 

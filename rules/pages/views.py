@@ -10,16 +10,15 @@ from django.utils.translation import gettext as _
 from ..content.addresses import CONTENT_PARAMETER, entry_url_template
 from ..content.models import Entry, EntryRedirect, Erratum, Game
 from ..content.querysets import Status
-from ..derived import game_pages
 from ..search import Busy, QueryTooLong
 from ..search import search as search_service
 from ..shared.collation import sort_by_title
 from ..shared.compression import accepts_gzip
 from ..shared.languages import CONTENT_LANGUAGES
-from . import parallel, stored_pages
+from . import parallel, stored, stored_game_pages, stored_pages
 from .forms import SearchForm
 from .http import public_page
-from .page_context import game_context, game_name, game_sources, reader_counts
+from .page_context import game_context, game_name, reader_counts
 from .releases import AS_OF_PARAMETER, removed_page
 
 
@@ -45,21 +44,12 @@ def home(request):
 
 @public_page()
 def game_detail(request, game):
-    # The lists and counts were stored when the game was written (rules.derived.game_pages).
-    context = game_context(game)
-    game, language, shown = context["game"], context["content_language"], context["shown"]
-    ui_language = translation.get_language()
-    context.update(
-        {
-            "glossary_html": game_pages.for_reader(shown.glossary_html if shown else "", language, ui_language),
-            "sections_html": game_pages.for_reader(shown.sections_html if shown else "", language, ui_language),
-            # Read here, not stored: announcing an upcoming release changes no item.
-            "sources": game_sources(game.slug, language),
-            "errata_count": shown.errata if shown else 0,
-            "faq_count": shown.questions if shown else 0,
-        }
-    )
-    return render(request, "rules/game_detail.html", context)
+    # The page as the worker stored it, if made of the same rows (rules.pages.stored_game_pages).
+    if stored.servable(request):
+        page = stored_game_pages.stored_page(request, game, translation.get_language(), accepts_gzip(request))
+        if page is not None:
+            return page
+    return stored_game_pages.render_page(request, game)
 
 
 @public_page(CONTENT_PARAMETER, AS_OF_PARAMETER)
@@ -69,7 +59,7 @@ def entry_detail(request, game, slug):
     # of other items stored with it (rules.derived.relations) and, for a reader the stored
     # page may answer, the page the worker stored (rules.pages.stored_pages). The game is
     # looked up alone only for an old address.
-    servable = stored_pages.servable(request)  # the page as the worker stored it may answer
+    servable = stored.servable(request)  # the page as the worker stored it may answer
     stored_in = ui_language if servable else None  # compressed as stored for a client taking gzip
     candidates, rows = stored_pages.versions(game, slug, stored_in=stored_in, gzip=accepts_gzip(request))
     if not candidates:
@@ -81,7 +71,7 @@ def entry_detail(request, game, slug):
     if translated is not None:
         return redirect(entry_url_template(entry.game.slug).format(slug=translated.slug))
     if servable:  # the page as the worker stored it, if made of the same rows
-        page = stored_pages.stored_page(entry, stored_pages.inputs(request, ui_language, rows))
+        page = stored.stored_response(entry, stored.inputs(request, ui_language, rows))
         if page is not None:
             return page
     return stored_pages.render_page(request, entry)

@@ -4,6 +4,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from rules.pages import stored_pages
 from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
 
 pytestmark = pytest.mark.django_db
@@ -65,13 +66,20 @@ def test_entry_page_reads_the_entry_row_only(client, django_assert_num_queries):
 
 
 def test_game_page_reads_stored_lists_not_entries(client):
-    """The content version, the game with its languages' lists and counts (stored:
-    rules.derived.game_pages), its sources (their releases too, when it has any): no
-    query lists entries, errata or questions, whatever the size of the game."""
+    """The content version, the game's language rows with the page the worker stored
+    beside them (none yet: rules.pages.stored_game_pages), the same rows with their lists
+    and counts (stored: rules.derived.game_pages), its sources (their releases too, when
+    it has any): no query lists entries, errata or questions, whatever the size of the
+    game. With the page stored, the lists are not read at all."""
     game, _hub = build(25)
     with CaptureQueriesContext(connection) as queries:
         html = client.get(f"/en/games/{game.slug}/").content.decode()
-    assert len(queries) == 3
+    assert len(queries) == 4
     listing = [query["sql"] for query in queries if 'FROM "rules_entry"' in query["sql"]]
     assert not listing, listing
     assert all(f">Term {i}</a>" in html for i in range(25)) and "Errata (25)" in html
+    stored_pages.refresh()
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(f"/en/games/{game.slug}/").content.decode() == html
+    assert len(queries) == 3
+    assert not [query["sql"] for query in queries if "glossary_html" in query["sql"]]

@@ -1,6 +1,7 @@
-"""Entry pages stored by the worker (rules.pages.stored_pages): a stored page is served
-only while it is made of what the reader's request would render, so it is the same
-bytes as rendering in the request, before and after every kind of write."""
+"""Entry and game pages stored by the worker (rules.pages.stored_pages,
+rules.pages.stored_game_pages): a stored page is served only while it is made of what the
+reader's request would render, so it is the same bytes as rendering in the request,
+before and after every kind of write."""
 
 import gzip
 import os
@@ -12,13 +13,16 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import F, Value
 from django.db.models.functions import Concat
+from django.urls import reverse
+from django.utils import translation
 from django_tasks_db.models import DBTaskResult
 
 from rules.content.models import Entry, Game, Source
 from rules.content.querysets import Status
+from rules.content.releases import Release
 from rules.moderation.translations import start_translation
-from rules.pages import stored_pages
-from rules.pages.models import StoredEntryPage
+from rules.pages import stored, stored_pages
+from rules.pages.models import StoredEntryPage, StoredGamePage
 from rules.shared.compression import body_digest, gzipped
 from tests.builds import run_background_tasks
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
@@ -74,9 +78,20 @@ def edit(model, lookup: dict, **values) -> None:
     row.save()
 
 
+STORED = (StoredEntryPage, StoredGamePage)
+
+
+def stored_count() -> int:
+    return sum(model.objects.count() for model in STORED)
+
+
 def pages() -> list[str]:
-    """Every entry page's address in every UI language (redirects left out)."""
+    """Every game's page and every entry page's address in every UI language (an entry
+    page's redirects left out)."""
     urls = []
+    for ui_language in UI_LANGUAGES:
+        with translation.override(ui_language):
+            urls += [reverse("rules:game", args=[slug]) for slug in Game.objects.values_list("slug", flat=True)]
     for entry in Entry.objects.published().select_related("game"):
         for ui_language in UI_LANGUAGES:
             urls.append(entry.url_in(ui_language))
@@ -93,21 +108,24 @@ def get_all(client, urls) -> dict[str, tuple[int, str]]:
 
 def live(client, urls) -> dict[str, tuple[int, str]]:
     """The pages as rendered in the request: with no page stored."""
-    StoredEntryPage.objects.all().delete()
+    for model in STORED:
+        model.objects.all().delete()
     return get_all(client, urls)
 
 
 def mark_stored() -> None:
     """Every stored page gets a comment, to see which responses came from the store."""
-    StoredEntryPage.objects.update(html=Concat(F("html"), Value(MARKER)))
+    for model in STORED:
+        model.objects.update(html=Concat(F("html"), Value(MARKER)))
 
 
 def mark_stored_gzip() -> None:
     """Every stored page's gzip bytes (only) get a comment, made as the worker makes them."""
-    for page in StoredEntryPage.objects.all():
-        marked = (page.html + GZIP_MARKER).encode()
-        page.gzip, page.digest = gzipped(marked), body_digest(marked)
-        page.save(update_fields=["gzip", "digest"])
+    for model in STORED:
+        for page in model.objects.all():
+            marked = (page.html + GZIP_MARKER).encode()
+            page.gzip, page.digest = gzipped(marked), body_digest(marked)
+            page.save(update_fields=["gzip", "digest"])
 
 
 def get_gzip(client, urls) -> dict[str, tuple[int, bytes, dict]]:
@@ -126,7 +144,8 @@ def test_a_stored_page_is_the_page_rendered_in_the_request(client):
     urls = pages()
     rendered = live(client, urls)
     done, finished = stored_pages.refresh()
-    assert finished and done == StoredEntryPage.objects.count() > 0
+    assert finished and done == stored_count() > 0
+    assert StoredGamePage.objects.count() == 2 * len(UI_LANGUAGES)  # each game's page in each UI language
     assert get_all(client, urls) == rendered
     mark_stored()
     served = get_all(client, urls)
@@ -142,7 +161,6 @@ def test_a_client_taking_gzip_gets_the_stored_bytes_the_middleware_would_make(cl
     compressed in the request (rulesite.compression)."""
     world()
     urls = pages()
-    StoredEntryPage.objects.all().delete()
     rendered = get_gzip(client, urls)
     assert {headers["Content-Encoding"] for status, _body, headers in rendered.values() if status == 200} == {"gzip"}
     stored_pages.refresh()
@@ -153,7 +171,8 @@ def test_a_client_taking_gzip_gets_the_stored_bytes_the_middleware_would_make(cl
                   if status == 200 and gzip.decompress(body).decode().endswith(GZIP_MARKER)]  # fmt: skip
     assert sorted(from_store) == sorted(url for url, (status, _body, _headers) in rendered.items() if status == 200)
     # A page stored before its gzip bytes were (or too short for them) is rendered.
-    StoredEntryPage.objects.update(gzip=None)
+    for model in STORED:
+        model.objects.update(gzip=None)
     assert get_gzip(client, urls) == rendered
 
 
@@ -192,8 +211,17 @@ def translate():
     translate_and_publish(Entry.objects.get(title="Damage"), "Schaden", translator)
 
 
+def announce_a_release():
+    Release.objects.create(source=Source.objects.get(title="Rules Reference"), sequence=1, version="2.0")
+
+
+def first_content_in_a_new_language():
+    make_entry(game=Game.objects.get(name="Heroes"), language="pl", title="Atak", body="Zadaj obrażenia.")
+
+
 WRITES = [edit_body, retitle_a_see_also_target, new_erratum, new_question, unpublish_a_linked_entry,
-          rename_the_game, retitle_the_source, translate]  # fmt: skip
+          rename_the_game, retitle_the_source, translate, announce_a_release,
+          first_content_in_a_new_language]  # fmt: skip
 
 
 @pytest.mark.parametrize("write", WRITES, ids=lambda write: write.__name__)
@@ -209,44 +237,53 @@ def test_after_a_write_no_stored_page_is_served_stale(client, write):
     heroes = [url for url in urls if f"/games/{game.slug}/" in url and served[url][0] == 200]
     assert any(not served[url][1].endswith(MARKER) for url in heroes)  # the write changed some pages
     scheme = Entry.objects.get(title="Scheme")
-    assert served[scheme.url_in("en")][1].endswith(MARKER)  # another game's pages stay stored
+    villains = [scheme.url_in("en"), reverse("rules:game", args=[scheme.game.slug])]
+    assert all(served[url][1].endswith(MARKER) for url in villains)  # another game's pages stay stored
 
 
 def test_the_worker_stores_again_only_what_changed(client, django_assert_num_queries):
     world()
     _done, _finished = stored_pages.refresh()
-    total = StoredEntryPage.objects.count()
+    total = stored_count()
     edit_body()
     done, finished = stored_pages.refresh()
     assert finished and 0 < done < total
     # Nothing written since: no game is looked at (old pages, the tokens, the stored
-    # pages' inputs, the games), however many pages there are.
-    with django_assert_num_queries(4):
+    # entry and game pages' inputs, the games), however many pages there are.
+    with django_assert_num_queries(5):
         assert stored_pages.refresh() == (0, True)
     edit(Entry, {"title": "Scheme"}, body="Add two threat.")  # the other game's one entry
-    assert stored_pages.refresh() == (len(UI_LANGUAGES), True)
+    assert stored_pages.refresh() == (len(UI_LANGUAGES), True)  # its page: the game's shows no body
+    edit(Entry, {"title": "Scheme"}, title="Scheme card")
+    assert stored_pages.refresh() == (2 * len(UI_LANGUAGES), True)  # its page and its game's list
 
 
 def test_requests_with_a_query_or_a_session_cookie_are_rendered(client):
-    world()
+    game, _other = world()
     stored_pages.refresh()
     mark_stored()
-    url = Entry.objects.get(title="Attack").url_in("en")
-    assert client.get(url).content.decode().endswith(MARKER)
-    assert not client.get(url + "?content=de").content.decode().endswith(MARKER)
+    entry = Entry.objects.get(title="Attack").url_in("en")
+    game = f"/en/games/{game.slug}/"
+    assert client.get(entry).content.decode().endswith(MARKER)
+    assert not client.get(entry + "?content=de").content.decode().endswith(MARKER)
+    # A parameter the page does not read is dropped before it (rulesite.response_cache):
+    # the page asked for is the plain one.
+    assert client.get(game + "?content=de&sort=new").content.decode().endswith(MARKER)
     client.cookies[settings.SESSION_COOKIE_NAME] = "made-up"
-    assert not client.get(url).content.decode().endswith(MARKER)
+    assert not client.get(entry).content.decode().endswith(MARKER)
+    assert not client.get(game).content.decode().endswith(MARKER)
 
 
 def test_a_deploy_leaves_the_stored_pages_unused_until_stored_again(client, monkeypatch):
-    world()
+    game, _other = world()
     stored_pages.refresh()
     mark_stored()
-    url = Entry.objects.get(title="Attack").url_in("en")
-    monkeypatch.setattr(stored_pages, "deployed", lambda: "another deploy")
-    assert not client.get(url).content.decode().endswith(MARKER)
+    urls = [Entry.objects.get(title="Attack").url_in("en"), f"/en/games/{game.slug}/"]
+    assert all(client.get(url).content.decode().endswith(MARKER) for url in urls)
+    monkeypatch.setattr(stored, "deployed", lambda: "another deploy")
+    assert not any(client.get(url).content.decode().endswith(MARKER) for url in urls)
     done, _finished = stored_pages.refresh()
-    assert done == StoredEntryPage.objects.count()  # every page again
+    assert done == stored_count()  # every page again
 
 
 def test_a_unit_of_work_asks_the_worker_once_and_it_stores_the_pages(client, django_capture_on_commit_callbacks):
@@ -258,9 +295,10 @@ def test_a_unit_of_work_asks_the_worker_once_and_it_stores_the_pages(client, dja
         make_entry(game=game, title="Block", body="Exhaust to block.")
     assert queued.count() == 1  # one run waits already: it will see this entry too
     run_background_tasks()
-    assert queued.get().return_value == StoredEntryPage.objects.count() > 0
+    assert queued.get().return_value == stored_count() > 0
     block = Entry.objects.get(title="Block")
     assert StoredEntryPage.objects.filter(entry=block).count() == len(UI_LANGUAGES)
+    assert StoredGamePage.objects.filter(game=game).count() == len(UI_LANGUAGES)
 
 
 def test_the_web_processes_and_the_worker_agree_on_what_pages_are_rendered_with(settings):
@@ -270,10 +308,10 @@ def test_the_web_processes_and_the_worker_agree_on_what_pages_are_rendered_with(
     code = (
         "import django; django.setup(); from django.conf import settings; from django.utils import translation; "
         f"settings.DEBUG = {settings.DEBUG!r}; translation.activate(LANGUAGE); "
-        "from rules.pages import stored_pages; print(stored_pages.deployed())"
+        "from rules.pages import stored; print(stored.deployed())"
     )
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "rulesite.settings.test")}
     made = [subprocess.run([sys.executable, "-c", code.replace("LANGUAGE", repr(language))], env=env, check=True,
                            capture_output=True, text=True, cwd=settings.BASE_DIR).stdout.split()[-1]
             for language in ("de", "pl")]  # fmt: skip
-    assert made == [stored_pages.deployed()] * 2
+    assert made == [stored.deployed()] * 2
