@@ -44,6 +44,31 @@ def test_it_loads_every_field_and_the_related_rows_the_queryset_loads(versions, 
             assert loaded[0].aliases == ["Kontrolle"]  # JSON decoded, as the queryset does
 
 
+def test_a_read_gives_each_column_as_the_instance_holds_it_without_making_instances(versions):
+    """``read()``: the rows, their digest and a column's value (converted as the instance's
+    field is: JSON decoded, timestamps made aware) before any instance is made; the
+    instances the same as ``with_digest``'s."""
+    from rules.pages.models import StoredEntryPage
+    from rules.pages.stored_pages import ENTRY_PAGE_STORED_GZIP
+
+    game, german, _english = versions
+    StoredEntryPage.objects.create(entry=german, ui_language="en", inputs="i" * 40, html="<p>x</p>", digest="d" * 40,
+                                   gzip=b"\x1f\x8bcompressed")  # fmt: skip
+    read = ENTRY_PAGE_STORED_GZIP.read(game.slug, "besitz", "en")
+    assert read._instances is None
+    fields = [field.attname for field in Entry._meta.concrete_fields]
+    values = {read.value(row, "id"): {name: read.value(row, name) for name in fields} for row in read.rows}
+    assert read._instances is None  # no instance made for the values
+    instances, digest = ENTRY_PAGE_STORED_GZIP.with_digest(game.slug, "besitz", "en")
+    assert values == {entry.pk: {name: getattr(entry, name) for name in fields} for entry in instances}
+    assert read.digest == digest
+    annotations = {read.value(row, "id"): (read.value(row, "stored_page"), bytes(read.value(row, "stored_gzip") or b""))
+                   for row in read.rows}  # fmt: skip
+    assert annotations[german.pk] == ("i" * 40 + "d" * 40, b"\x1f\x8bcompressed")
+    assert values[german.pk]["aliases"] == ["Kontrolle"] and values[german.pk]["created_at"].tzinfo is not None
+    assert sorted(entry.pk for entry in read.instances()) == sorted(entry.pk for entry in instances)
+
+
 def test_each_call_reads_the_database_again(versions):
     game, german, _english = versions
     # In no order (the query has none: the page sorts the versions itself).

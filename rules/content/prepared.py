@@ -55,10 +55,16 @@ class PreparedQuery:
         """The instances, and a digest (SHA-1) of the rows as the database gave them, in any
         order: equal digests, equal rows, whatever the models make of them. What a page
         rendered from these rows alone was made from (``rules.pages.stored_pages``)."""
+        read = self.read(*values)
+        return read.instances(), read.digest
+
+    def read(self, *values: str) -> "Read":
+        """The rows as the database gave them, with their digest (``with_digest``), a few
+        columns readable without making the instances (``Read.value``), and the instances
+        when asked for: a reader served a stored page needs two columns of one row, not
+        three models built from every row (``rules.pages.stored_pages``)."""
         db, prepared, rows = self._rows(values)
-        text = "\n".join(sorted(repr(tuple(row[index] for index in prepared.digested)) for row in rows))
-        digest = hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
-        return self._instances(db, prepared, rows), digest
+        return Read(self, db, prepared, rows)
 
     def _rows(self, values: tuple[str, ...]) -> tuple[str, "_Prepared", list]:
         if len(values) != self.arity:
@@ -123,6 +129,38 @@ class PreparedQuery:
                 index for index in range(compiler.col_count) if index not in compiler.annotation_col_map.values()
             ),
         )
+
+
+class Read:
+    """The rows of one call of a ``PreparedQuery`` (``PreparedQuery.read``)."""
+
+    def __init__(self, query: PreparedQuery, db: str, prepared: "_Prepared", rows: list):
+        self.query, self.db, self.prepared, self.rows = query, db, prepared, rows
+        self._instances: list[Model] | None = None
+
+    @property
+    def digest(self) -> str:
+        text = "\n".join(sorted(repr(tuple(row[index] for index in self.prepared.digested)) for row in self.rows))
+        return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
+
+    def value(self, row: tuple, name: str):
+        """The value of ``row``'s column ``name`` (a field of the model by attname, or an
+        annotation), as the instance would hold it."""
+        prepared = self.prepared
+        index = prepared.annotations.get(name)
+        if index is None:
+            index = prepared.start + prepared.init_list.index(name)
+        value = row[index]
+        converters, expression = prepared.converters.get(index, ((), None))
+        for converter in converters:  # as the compiler applies them (apply_converters)
+            value = converter(value, expression, prepared.compiler.connection)
+        return value
+
+    def instances(self) -> list[Model]:
+        """The model instances, as the queryset makes them (made once)."""
+        if self._instances is None:
+            self._instances = self.query._instances(self.db, self.prepared, self.rows)
+        return self._instances
 
 
 @dataclass(frozen=True)

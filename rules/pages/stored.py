@@ -80,19 +80,19 @@ def stored_columns(pages: QuerySet, gzip: bool) -> dict:
     return columns
 
 
-def stored_response(row, made_of: str) -> HttpResponse | None:
-    """The page stored beside ``row`` (read with ``stored_columns``) if it was made of
+def stored_response(made_of: str, page: str | None, compressed: bytes | None, gzip: bool) -> HttpResponse | None:
+    """The stored page read with ``stored_columns`` (``page``: its ``stored_page`` column,
+    ``compressed``: its ``stored_gzip``, read when ``gzip``) if it was made of
     ``made_of``: its HTML, or its gzip bytes sent as the gzip middleware sends a page it
     compresses (``send_gzipped``), which then leaves it as it is. None: render the page."""
-    stored = getattr(row, "stored_page", None)
-    if stored is None or stored[:INPUTS_LENGTH] != made_of:
+    if page is None or page[:INPUTS_LENGTH] != made_of:
         return None
-    if not hasattr(row, "stored_gzip"):  # read with its HTML
-        return HttpResponse(stored[INPUTS_LENGTH:])
-    digest = stored[INPUTS_LENGTH:]
-    if row.stored_gzip is None or len(digest) != DIGEST_LENGTH:  # stored before 0031, or too short
+    if not gzip:  # read with its HTML
+        return HttpResponse(page[INPUTS_LENGTH:])
+    digest = page[INPUTS_LENGTH:]
+    if compressed is None or len(digest) != DIGEST_LENGTH:  # stored before 0031, or too short
         return None
     response = HttpResponse()
     response.headers["ETag"] = quote_etag(digest)  # of the HTML, as the middleware's
-    send_gzipped(response, row.stored_gzip)
+    send_gzipped(response, compressed)
     return response

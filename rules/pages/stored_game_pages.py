@@ -75,7 +75,8 @@ def stored_page(request, game_slug: str, ui_language: str, gzip: bool) -> HttpRe
     if shown is None or getattr(shown, "stored_page", None) is None:
         return None  # nothing stored for this language: not worth reading the sources
     _sources, sources_digest = game_sources(context["game"].slug, context["content_language"])
-    return stored.stored_response(shown, stored.inputs(request, ui_language, f"{digest}\n{sources_digest}"))
+    made_of = stored.inputs(request, ui_language, f"{digest}\n{sources_digest}")
+    return stored.stored_response(made_of, shown.stored_page, getattr(shown, "stored_gzip", None), gzip)
 
 
 def render_page(request, game_slug: str) -> HttpResponse:

@@ -58,7 +58,7 @@ from ..builds.site import SiteRequest
 from ..content import version as content_version
 from ..content.addresses import entry_url_template
 from ..content.models import Entry, Game
-from ..content.prepared import PreparedQuery
+from ..content.prepared import PreparedQuery, Read
 from ..shared.compression import body_digest, gzipped
 from ..shared.queues import EMBEDDINGS, Refresh
 from . import stored, stored_game_pages
@@ -97,17 +97,42 @@ ENTRY_PAGE_STORED = PreparedQuery(Entry, lambda game, slug, ui: _with_stored(gam
 ENTRY_PAGE_STORED_GZIP = PreparedQuery(Entry, lambda game, slug, ui: _with_stored(game, slug, ui, True), 3)
 
 
-def versions(game: str, slug: str, stored_in: str | None = None, gzip: bool = False) -> tuple[list[Entry], str]:
-    """The entry's versions (sorted by language) and the digest of their rows; with
-    ``stored_in`` (a UI language), each with its stored page in it (``stored_page``),
-    compressed when ``gzip`` (for a client that takes it)."""
-    if stored_in is None:
-        candidates, rows = ENTRY_PAGE_VERSIONS.with_digest(game, slug)
-    elif gzip:
-        candidates, rows = ENTRY_PAGE_STORED_GZIP.with_digest(game, slug, stored_in)
-    else:
-        candidates, rows = ENTRY_PAGE_STORED.with_digest(game, slug, stored_in)
-    return sorted(candidates, key=lambda candidate: candidate.language), rows
+def versions(game: str, slug: str) -> tuple[list[Entry], str]:
+    """The entry's versions (sorted by language) and the digest of their rows."""
+    return instances(ENTRY_PAGE_VERSIONS.read(game, slug))
+
+
+def read_with_stored(game: str, slug: str, ui_language: str, gzip: bool) -> Read:
+    """The entry's versions, each with its stored page in ``ui_language`` (compressed,
+    for a client that takes it: ``gzip``), as rows (``stored_page``)."""
+    return (ENTRY_PAGE_STORED_GZIP if gzip else ENTRY_PAGE_STORED).read(game, slug, ui_language)
+
+
+def instances(read: Read) -> tuple[list[Entry], str]:
+    """The versions ``read`` (sorted by language) and the digest of their rows."""
+    return sorted(read.instances(), key=lambda candidate: candidate.language), read.digest
+
+
+def stored_page(request, read: Read, ui_language: str, gzip: bool) -> HttpResponse | None:
+    """The stored page of the version in the reader's language (``read_with_stored``), if
+    it was made of the rows read, from two columns of its row: no instance is made. None:
+    no version in that language (the page may redirect to a translation: ``entry_detail``
+    then asks ``stored_page_of`` for the version it shows), or no page stored of these rows."""
+    for row in read.rows:
+        if read.value(row, "language") == ui_language:
+            compressed = read.value(row, "stored_gzip") if gzip else None
+            return _stored(request, read.digest, ui_language, read.value(row, "stored_page"), compressed, gzip)
+    return None
+
+
+def stored_page_of(request, entry: Entry, rows: str, ui_language: str, gzip: bool) -> HttpResponse | None:
+    """The stored page of ``entry`` (an instance of ``read_with_stored``'s rows, of digest
+    ``rows``) if it was made of those rows."""
+    return _stored(request, rows, ui_language, entry.stored_page, getattr(entry, "stored_gzip", None), gzip)
+
+
+def _stored(request, rows: str, ui_language: str, page: str | None, compressed: bytes | None, gzip: bool):
+    return stored.stored_response(stored.inputs(request, ui_language, rows), page, compressed, gzip)
 
 
 def shown(candidates: list[Entry], ui_language: str, wanted: str | None) -> Entry:

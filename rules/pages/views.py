@@ -57,11 +57,18 @@ def entry_detail(request, game, slug):
     ui_language = translation.get_language()
     # One query: the entry in each language with its game and source, everything it shows
     # of other items stored with it (rules.derived.relations) and, for a reader the stored
-    # page may answer, the page the worker stored (rules.pages.stored_pages). The game is
-    # looked up alone only for an old address.
-    servable = stored.servable(request)  # the page as the worker stored it may answer
-    stored_in = ui_language if servable else None  # compressed as stored for a client taking gzip
-    candidates, rows = stored_pages.versions(game, slug, stored_in=stored_in, gzip=accepts_gzip(request))
+    # page may answer, the page the worker stored (rules.pages.stored_pages), served from
+    # the row as it is if made of the same rows. The game is looked up alone only for an
+    # old address.
+    servable, gzip = stored.servable(request), accepts_gzip(request)  # compressed as stored, when taken
+    if servable:
+        read = stored_pages.read_with_stored(game, slug, ui_language, gzip)
+        page = stored_pages.stored_page(request, read, ui_language, gzip)  # of the version in the reader's language
+        if page is not None:
+            return page
+        candidates, rows = stored_pages.instances(read)
+    else:
+        candidates, rows = stored_pages.versions(game, slug)
     if not candidates:
         return _redirect_old_slug(request, get_object_or_404(Game.objects.published(), slug=game), slug)
     wanted = request.GET.get(CONTENT_PARAMETER)
@@ -70,8 +77,8 @@ def entry_detail(request, game, slug):
     translated = stored_pages.translation_to_go_to(entry, ui_language, wanted)
     if translated is not None:
         return redirect(entry_url_template(entry.game.slug).format(slug=translated.slug))
-    if servable:  # the page as the worker stored it, if made of the same rows
-        page = stored.stored_response(entry, stored.inputs(request, ui_language, rows))
+    if servable:  # shown in another language, with no translation in the reader's
+        page = stored_pages.stored_page_of(request, entry, rows, ui_language, gzip)
         if page is not None:
             return page
     return stored_pages.render_page(request, entry)
