@@ -53,6 +53,9 @@ def test_upload_a_version_as_draft_review_it_and_publish_the_release(live_server
     assert top.bounding_box()["y"] < version.bounding_box()["y"]
     save_screenshot(page, "release-upload-preview")
     top.locator("[name=confirm]").click()
+    # The import's own page, before the worker runs and it is loaded again (reloading
+    # while the confirmation was still navigating aborted both).
+    page.wait_for_url(re.compile(r"/admin/rules/entry/import/\d+/$"))
 
     run_background_tasks()
     page.reload()
