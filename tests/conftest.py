@@ -48,13 +48,17 @@ def redis_cache(settings, redis_url):
 @pytest.fixture
 def two_games():
     """Two games of one published entry each: an edit to one leaves the other's pages."""
-    from tests.factories import make_entry, make_game
+    from tests.factories import make_entry, make_game, written_together
 
-    ours, theirs = make_game(slug="blue-moon", name="Blue Moon"), make_game(slug="twilight", name="Twilight")
-    return {
-        "fight": make_entry(game=ours, title="Fight", body="Roll the die."),
-        "dusk": make_entry(game=theirs, title="Dusk", body="The sun sets."),
-    }
+    @written_together
+    def build():
+        ours, theirs = make_game(slug="blue-moon", name="Blue Moon"), make_game(slug="twilight", name="Twilight")
+        return {
+            "fight": make_entry(game=ours, title="Fight", body="Roll the die."),
+            "dusk": make_entry(game=theirs, title="Dusk", body="The sun sets."),
+        }
+
+    return build()
 
 
 def pytest_collection_modifyitems(items):

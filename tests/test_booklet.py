@@ -8,7 +8,7 @@ import pytest
 from rules.content.models import Entry, Source
 from rules.content.querysets import Status
 from tests.builds import content_of, get_built
-from tests.factories import make_entry, make_erratum, make_game, make_source
+from tests.factories import make_entry, make_erratum, make_game, make_source, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -30,6 +30,7 @@ def all_ids(html: str) -> list[str]:
 
 
 @pytest.fixture
+@written_together
 def glossary_game():
     game = make_game(slug="gra", name="Gra", localized_names={"pl": "Gra planszowa"})
     source = make_source(game=game, language="pl", title="Instrukcja", version="1.2", attribution="Wydawca")
@@ -45,6 +46,7 @@ def glossary_game():
 
 
 @pytest.fixture
+@written_together
 def rules_game():
     game = make_game(slug="rules-game", name="Rules Game")
     source = make_source(game=game, title="Core Rulebook", kind=Source.Kind.RULEBOOK, version="v2")

@@ -14,7 +14,7 @@ from rules.builds import booklet as booklets
 from rules.builds.booklet_pdf import render_pdf
 from rules.content.models import Entry, Source
 from tests.builds import content_of, get_built
-from tests.factories import make_entry, make_erratum, make_game, make_source
+from tests.factories import make_entry, make_erratum, make_game, make_source, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -56,6 +56,7 @@ def fonts_used(reader: PdfReader) -> set[str]:
 
 
 @pytest.fixture
+@written_together
 def game():
     game = make_game(slug="gra", name="Gra", localized_names={"pl": "Gra planszowa"})
     source = make_source(game=game, language="pl", title="Instrukcja", kind=Source.Kind.RULEBOOK, version="1.2")

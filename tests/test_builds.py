@@ -14,7 +14,7 @@ from rules.builds.models import BuiltFile
 from rules.builds.tasks import build_file
 from rules.content.querysets import Status
 from tests.builds import content_of, get_built, run_background_tasks
-from tests.factories import make_entry, make_game
+from tests.factories import make_entry, make_game, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -27,6 +27,7 @@ def build_tasks():
 
 
 @pytest.fixture
+@written_together
 def game():
     game = make_game(slug="mond", name="Mond")
     for n, title in enumerate(["Angriff", "Bewegung", "Karte", "Zug"]):

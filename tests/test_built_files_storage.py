@@ -21,7 +21,7 @@ from rules.builds.models import BuiltFile
 from rules.jobs.models import WorkerBeat
 from rulesite.settings.base import built_files_storage
 from tests.builds import content_of, get_built, run_background_tasks
-from tests.factories import make_entry, make_game
+from tests.factories import make_entry, make_game, written_together
 from tests.services import s3_server
 
 pytestmark = pytest.mark.django_db
@@ -31,6 +31,7 @@ PDF = "/de/games/mond/print/glossary.pdf"
 
 
 @pytest.fixture
+@written_together
 def game():
     game = make_game(slug="mond", name="Mond")
     for n, title in enumerate(["Angriff", "Bewegung", "Karte", "Zug"]):

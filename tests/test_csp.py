@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from rules.moderation.permissions import MODERATORS_GROUP
 from tests.admin.conftest import make_staff
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -38,6 +38,7 @@ def directives(response) -> dict[str, str]:
 
 
 @pytest.fixture
+@written_together
 def world():
     game = make_game(slug="blue-moon", name="Blue Moon")
     fight = make_entry(game=game, title="Fight", body="Roll the die.")

@@ -6,7 +6,7 @@ from rules.content.models import Entry, Game
 from rules.content.prepared import PreparedQuery
 from rules.content.querysets import Status
 from rules.pages.stored_pages import ENTRY_PAGE_VERSIONS
-from tests.factories import make_entry, make_game, make_source
+from tests.factories import make_entry, make_game, make_source, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -20,6 +20,7 @@ def page_queryset(game, slug):
 
 
 @pytest.fixture
+@written_together
 def versions():
     game = make_game(slug="prepared-game", name="Prepared")
     source = make_source(game=game, language="de", title="Regelreferenz")

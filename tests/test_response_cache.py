@@ -160,6 +160,7 @@ def game_urls(game, entry) -> list[str]:
 
 
 @pytest.fixture
+@written_together
 def other_game():
     """A second game, with a page of each kind."""
     game = make_game(slug="twilight", name="Twilight")

@@ -13,13 +13,14 @@ from rules.content.querysets import Status
 from rules.derived import corrections, translation_status
 from rules.moderation.translations import base_version
 from tests.admin.forms import submit_change_form
-from tests.factories import make_entry, make_erratum, make_game
+from tests.factories import make_entry, make_erratum, make_game, written_together
 from tests.stored import assert_stored_as_computed
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
+@written_together
 def world():
     game = make_game(slug="river-run", name="River Run")
     rowing = make_entry(game=game, title="Rowing", body="Row 2 spaces. Then rest.\n\nA [[Boat]] may row once.")

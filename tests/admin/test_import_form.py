@@ -12,12 +12,13 @@ from rules.content.models import Entry, Source
 from rules.moderation.permissions import MODERATORS_GROUP
 from tests.admin.test_import_upload import IMPORT_URL, RULEBOOK, html, section, staff
 from tests.builds import run_background_tasks
-from tests.factories import make_entry, make_game
+from tests.factories import make_entry, make_game, written_together
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
+@written_together
 def dutch_game(db):
     game = make_game(slug="blauwe-maan", name="Blauwe Maan")
     source = Source.objects.create(game=game, language="nl", title="Spelregels", kind="rulebook", version="1")

@@ -16,7 +16,7 @@ from rules.content.querysets import Status
 from rules.moderation.permissions import MODERATORS_GROUP
 from tests.admin.conftest import make_staff
 from tests.admin.forms import form_pairs
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -53,6 +53,7 @@ def without_suggest_link(page: str) -> str:
 
 
 @pytest.fixture
+@written_together
 def game():
     game = make_game(slug="reaction-game", name="Reaction Game")
     make_entry(game=game, title="Exhaust", body="Turn the card sideways.")

@@ -22,7 +22,7 @@ from rules.moderation import suggestion_queue, suggestions
 from rules.moderation.models import Suggestion
 from rules.moderation.permissions import GAME_MODERATORS_GROUP
 from tests.admin.conftest import make_staff
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
 from tests.xss import VECTORS, one_line
 
 pytestmark = pytest.mark.django_db
@@ -61,6 +61,7 @@ def rows(response) -> list[str]:
 
 
 @pytest.fixture
+@written_together
 def world():
     """Two games, an entry in each, and a suggestion for each entry."""
     arcadia = make_game(name="Arcadia", slug="arcadia")

@@ -20,7 +20,7 @@ from rules.content.models import Entry, Erratum, Game
 from rules.content.querysets import Status
 from rules.moderation import worklists
 from tests.admin.conftest import make_staff
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
 
 WANTED = reverse("admin:worklist_wanted")
 EVERY_LABEL = {"asked": "1"}  # the wanted list shows the labels two entries ask for unless asked
@@ -55,6 +55,7 @@ def change_url(entry) -> str:
 
 
 @pytest.fixture
+@written_together
 def wanted_world():
     game = make_game(name="Arcadia")
     asking = [
@@ -211,6 +212,7 @@ def test_anonymous_users_are_sent_to_the_login(client):
 
 
 @pytest.fixture
+@written_together
 def translation_world():
     game = make_game(name="Arcadia")
     attack = make_entry(game=game, title="Attack")

@@ -11,13 +11,14 @@ from rules.content.models import Entry
 from rules.content.querysets import Status
 from tests.api.conftest import get_json
 from tests.builds import content_of, get_built, run_background_tasks
-from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
+from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
 from tests.mirror import FeedMirror, paged
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
+@written_together
 def two_games(db):
     moon = make_game(slug="mond", name="Mond")
     source = make_source(game=moon, language="de", title="Regeln")

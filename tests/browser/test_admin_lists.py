@@ -18,7 +18,7 @@ from rules.moderation.permissions import MODERATORS_GROUP
 from tests.admin.conftest import make_staff
 from tests.browser.test_entry_pickers import no_axe_violations_in
 from tests.browser.test_moderator import log_in
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -32,6 +32,7 @@ LISTS = {
 
 
 @pytest.fixture
+@written_together
 def content():
     thrones = make_game(name="A Game of Thrones: The Card Game (Second Edition)", slug="agot2")
     polish = make_game(name="Star Wars Trading Card Game", slug="swtcg")

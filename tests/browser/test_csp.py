@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from rules.moderation.permissions import MODERATORS_GROUP
 from tests.admin.conftest import make_staff
 from tests.browser.test_moderator import log_in
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
 
 pytestmark = [
     pytest.mark.browser,
@@ -21,6 +21,7 @@ pytestmark = [
 
 
 @pytest.fixture
+@written_together
 def game():
     game = make_game(slug="policy-game", name="Policy Game")
     ready = make_entry(

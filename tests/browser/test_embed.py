@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from tests.factories import make_entry, make_game
+from tests.factories import make_entry, make_game, written_together
 
 from .conftest import CSPViolations
 from .test_previews import DESKTOP, LAYOUT_SHIFT, PHONE, shot
@@ -74,6 +74,7 @@ def forum(live_server, forum_pages):
 
 
 @pytest.fixture
+@written_together
 def tavern():
     game = make_game(
         slug="tavern-brawl", name="Tavern Brawl", localized_names={"de": "Kneipenschlägerei"}

@@ -15,7 +15,7 @@ from faq.models import Question
 from rules.moderation.permissions import MODERATORS_GROUP
 from tests.admin.conftest import make_staff
 from tests.browser.test_moderator import log_in
-from tests.factories import make_entry, make_erratum, make_game
+from tests.factories import make_entry, make_erratum, make_game, written_together
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -28,6 +28,7 @@ def shot(page, name: str) -> None:
 
 
 @pytest.fixture
+@written_together
 def games():
     arkham = make_game(name="Arkham Horror", slug="arkham")
     marvel = make_game(name="Marvel Champions", slug="marvel")

@@ -22,7 +22,7 @@ from rules.moderation.permissions import GAME_MODERATORS_GROUP
 from tests.admin.conftest import make_staff
 from tests.browser.test_entry_pickers import no_axe_violations_in
 from tests.browser.test_moderator import errors, log_in  # noqa: F401 - errors is a fixture
-from tests.factories import make_entry, make_game
+from tests.factories import make_entry, make_game, written_together
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -52,6 +52,7 @@ def no_sideways_scrolling(page) -> None:
 
 
 @pytest.fixture
+@written_together
 def queue_world():
     game = make_game(name="Arcadia", slug="arcadia")
     other = make_game(name="Blue Moon", slug="blue-moon")

@@ -5,12 +5,13 @@ from http import HTTPStatus
 import pytest
 
 from rules.content.querysets import Status
-from tests.factories import make_entry, make_erratum, make_game
+from tests.factories import make_entry, make_erratum, make_game, written_together
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
+@written_together
 def versions():
     game = make_game(slug="crown-war", name="Crown War", localized_names={"de": "Kronenkrieg"})
     english = make_entry(game=game, title="Ownership", body="The **owner** of a card.")

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.factories import make_entry, make_erratum, make_game, make_source
+from tests.factories import make_entry, make_erratum, make_game, make_source, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -16,6 +16,7 @@ def text(response) -> str:
 
 
 @pytest.fixture
+@written_together
 def star_wars(db):
     game = make_game(slug="star-wars-tcg", name="Star Wars Trading Card Game",
                      localized_names={"pl": "Star Wars Trading Card Game (2002)"})  # fmt: skip

@@ -6,13 +6,14 @@ import pytest
 from django.conf import settings
 
 from rules.content.querysets import Status
-from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
+from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
 
 UI_LANGUAGES = [code for code, _name in settings.LANGUAGES]
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
+@written_together
 def world():
     game = make_game(slug="ownership-game", name="Ownership Game", localized_names={"de": "Besitzspiel"})
     source = make_source(game=game, language="de", title="Regelreferenz")

@@ -7,7 +7,7 @@ import pytest
 
 from rules.pages.views import SEARCH_PAGE_SIZE
 from rules.search import MAX_QUERY_LENGTH, MAX_RESULTS, SearchResults
-from tests.factories import make_entry, make_erratum, make_game, make_many_entries, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_many_entries, make_question, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -34,6 +34,7 @@ def count_of(html: str) -> str:
 
 
 @pytest.fixture
+@written_together
 def world():
     tokens = make_game(slug="token-game", name="Token Game", localized_names={"de": "Markerspiel"})
     other = make_game(slug="other-game", name="Other Game")

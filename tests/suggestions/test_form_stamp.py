@@ -10,7 +10,7 @@ from django.test import Client
 
 from rules.moderation.models import Suggestion
 from rules.pages.suggestion_form import MAX_FORM_AGE
-from tests.factories import make_entry, make_erratum, make_game
+from tests.factories import make_entry, make_erratum, make_game, written_together
 
 from .sending import fields, hidden_value, later, opened
 
@@ -23,6 +23,7 @@ PROPOSAL = "Turn the card sideways. It is exhausted."
 
 
 @pytest.fixture
+@written_together
 def game():
     game = make_game(slug="blue-moon", name="Blue Moon")
     make_entry(game=game, title="Exhaust", slug="exhaust", body="Turn the card sideways. It is exausted.")
