@@ -61,6 +61,17 @@ def two_games():
     return build()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _migrated_once():
+    """The migrated database the throwaway databases of the tests that start servers are
+    copied from (tests/processes.py), removed when the session ends."""
+    yield
+    import sys
+
+    if "tests.processes" in sys.modules:  # only if a test made one
+        sys.modules["tests.processes"].remove_migrated()
+
+
 def pytest_collection_modifyitems(items):
     """Every transactional test restores the migrated rows when it ends (Django's
     serialized rollback), whatever its own marker says.

@@ -11,10 +11,12 @@ these needs no ``db`` fixture: the test process itself never touches Django's da
 import contextlib
 import http.cookiejar
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -124,13 +126,16 @@ class SharedDatabase:
         return rows
 
 
-def postgres_database(admin_url: str):
-    """A fresh database beside DATABASE_URL's (CI's role is a superuser), and its drop."""
+def postgres_database(admin_url: str, template: str | None = None):
+    """A fresh database beside DATABASE_URL's (CI's role is a superuser), and its drop;
+    with ``template`` (another such database's URL, which nobody is connected to), a
+    copy of it."""
     import psycopg
 
     name = f"rulesite_xproc_{uuid.uuid4().hex[:12]}"
+    copy = "" if template is None else f' TEMPLATE "{urllib.parse.urlsplit(template).path.lstrip("/")}"'
     with psycopg.connect(admin_url, autocommit=True, connect_timeout=TIMEOUT) as connection:
-        connection.execute(f'CREATE DATABASE "{name}"')
+        connection.execute(f'CREATE DATABASE "{name}"{copy}')
 
     def drop():
         with psycopg.connect(admin_url, autocommit=True, connect_timeout=TIMEOUT) as connection:
@@ -148,34 +153,79 @@ def postgres_database(admin_url: str):
 @contextlib.contextmanager
 def throwaway_database(directory: Path) -> Iterator[tuple["SharedDatabase", dict[str, str]]]:
     """A migrated throwaway database and collected static files in ``directory``, and the
-    environment of a production process using them."""
+    environment of a production process using them.
+
+    Copies of one migrated database and one collection made the first time a test process
+    asks (``_migrated``): migrating and collecting cost 12 s of CPU on SQLite, more on
+    PostgreSQL, for every module that starts servers; a copy of the same code's result
+    is the same database (SQLite's backup API; PostgreSQL's ``CREATE DATABASE …
+    TEMPLATE``)."""
     from django.db import connection  # only its vendor: no query from this process
 
+    if connection.vendor not in ("sqlite", "postgresql"):
+        pytest.skip(f"no throwaway database for {connection.vendor}")
+    template, template_static = _migrated(connection.vendor)
     static_root = directory / "static"
+    shutil.copytree(template_static, static_root)
     drop = None
     if connection.vendor == "sqlite":
-        url = f"sqlite:///{directory / 'shared.sqlite3'}"
-    elif connection.vendor == "postgresql":
-        url, drop = postgres_database(os.environ["DATABASE_URL"])
-    else:
-        pytest.skip(f"no throwaway database for {connection.vendor}")
-    try:
-        env = {**production_environ(static_root), "DATABASE_URL": url}
-        # The pages need the static manifest (DEBUG off); collect while migrating.
-        collect = subprocess.Popen(
-            [PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        )
+        path = directory / "shared.sqlite3"
+        url = f"sqlite:///{path}"
+        import sqlite3
+
+        source, copy = sqlite3.connect(template.removeprefix("sqlite:///")), sqlite3.connect(path)
         try:
-            run_command([PYTHON, "manage.py", "migrate", "--noinput", "-v0"], env)
-            _out, err = collect.communicate(timeout=RUN_TIMEOUT)
-            assert collect.returncode == 0, f"collectstatic failed:\n{err.decode()}"
+            source.backup(copy)
         finally:
-            stop(collect)
-        yield SharedDatabase(connection.vendor, url), env
+            source.close()
+            copy.close()
+    else:
+        url, drop = postgres_database(os.environ["DATABASE_URL"], template=template)
+    try:
+        yield SharedDatabase(connection.vendor, url), {**production_environ(static_root), "DATABASE_URL": url}
     finally:
         if drop is not None:
             drop()
+
+
+_MIGRATED: dict[str, tuple[str, Path]] = {}  # vendor → (the migrated database's URL, the collected static root)
+_REMOVE: list = []  # what removes them: called when the session ends (``remove_migrated``, tests/conftest.py)
+
+
+def _migrated(vendor: str) -> tuple[str, Path]:
+    """A database migrated and static files collected by this code, made once per test
+    process (each pytest-xdist worker its own) and removed when it exits."""
+    if vendor in _MIGRATED:
+        return _MIGRATED[vendor]
+    directory = Path(tempfile.mkdtemp(prefix="rulesite-migrated-"))
+    _REMOVE.append(lambda: shutil.rmtree(directory, ignore_errors=True))
+    static_root = directory / "static"
+    if vendor == "sqlite":
+        url = f"sqlite:///{directory / 'migrated.sqlite3'}"
+    else:
+        url, drop = postgres_database(os.environ["DATABASE_URL"])
+        _REMOVE.append(drop)
+    env = {**production_environ(static_root), "DATABASE_URL": url}
+    # The pages need the static manifest (DEBUG off); collect while migrating.
+    collect = subprocess.Popen(
+        [PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        run_command([PYTHON, "manage.py", "migrate", "--noinput", "-v0"], env)
+        _out, err = collect.communicate(timeout=RUN_TIMEOUT)
+        assert collect.returncode == 0, f"collectstatic failed:\n{err.decode()}"
+    finally:
+        stop(collect)
+    _MIGRATED[vendor] = (url, static_root)
+    return _MIGRATED[vendor]
+
+
+def remove_migrated() -> None:
+    """Remove what ``_migrated`` made in this process."""
+    while _REMOVE:
+        _REMOVE.pop()()
+    _MIGRATED.clear()
 
 
 # --- servers ---------------------------------------------------------------------------
