@@ -29,6 +29,7 @@ with the queryset's own result on SQLite and PostgreSQL.
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from weakref import WeakKeyDictionary
 
 from django.db import connections, router
@@ -138,7 +139,7 @@ class Read:
         self.query, self.db, self.prepared, self.rows = query, db, prepared, rows
         self._instances: list[Model] | None = None
 
-    @property
+    @cached_property
     def digest(self) -> str:
         text = "\n".join(sorted(repr(tuple(row[index] for index in self.prepared.digested)) for row in self.rows))
         return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()

@@ -86,8 +86,8 @@ def render_page(request, game_slug: str) -> HttpResponse:
 
 
 def _read(game_slug: str) -> tuple[dict, str]:
-    """The page's context (without what depends on the UI language) and the digest of
-    the rows it is made of. Http404 for an unknown game."""
+    """The page's context in the active UI language (but the lists' links and badges,
+    ``_render``) and the digest of the rows it is made of. Http404 for an unknown game."""
     rows, digest = GAME_PAGE_LISTS.with_digest(game_slug)
     context = game_context(game_slug, rows)
     context["sources"], sources_digest = game_sources(context["game"].slug, context["content_language"])

@@ -77,7 +77,7 @@ def entry_detail(request, game, slug):
     translated = stored_pages.translation_to_go_to(entry, ui_language, wanted)
     if translated is not None:
         return redirect(entry_url_template(entry.game.slug).format(slug=translated.slug))
-    if servable:  # shown in another language, with no translation in the reader's
+    if servable and entry.language != ui_language:  # the reader's version was checked above
         page = stored_pages.stored_page_of(request, entry, rows, ui_language, gzip)
         if page is not None:
             return page
