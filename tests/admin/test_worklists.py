@@ -386,6 +386,7 @@ def queries(function) -> int:
     return len(captured)
 
 
+@written_together
 def grow(game, n: int) -> None:
     """n more of everything each list shows."""
     for i in range(n):

@@ -409,6 +409,7 @@ def test_responses_match_the_schema(client, tavern):
 # --- queries: the same for a small game and a large one, for one term and for many ---------
 
 
+@written_together
 def populate(n: int):
     game = make_game(slug="big-game", name="Big Game")
     for other in range(3):

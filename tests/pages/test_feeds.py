@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from rules.content.querysets import Status
-from tests.factories import make_entry, make_erratum, make_game
+from tests.factories import make_entry, make_erratum, make_game, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -178,6 +178,7 @@ def test_unpublishing_removes_an_item(client, game):
     "url", ["/en/feeds/changes/", "/en/games/moon/feeds/changes/", "/en/games/moon/feeds/errata/"]
 )
 def test_feed_queries_do_not_grow_with_items(client, game, url, django_assert_num_queries):
+    @written_together
     def add(n):
         for _ in range(n):
             target = make_entry(game=game)

@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from rules.content.querysets import Status
 from tests.builds import content_of, get_built, run_background_tasks, sitemap_documents
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -149,6 +149,7 @@ def test_sitemap_queries_do_not_grow_with_entries(client, django_assert_num_quer
     """The index and the pages' sitemap are a fixed number of queries; a game's entries
     are a file built in the background, from a fixed number of queries too."""
 
+    @written_together
     def add(game, n):
         for _ in range(n):
             entry = make_entry(game=game)
