@@ -3,6 +3,8 @@
 
 from django.db import models
 
+from ..shared.compression import body_digest, gzipped
+
 
 class StoredPage(models.Model):
     """One page in one UI language, rendered by the worker, with the digest of everything
@@ -20,6 +22,12 @@ class StoredPage(models.Model):
 
     class Meta:
         abstract = True
+
+    @classmethod
+    def of(cls, body: bytes, **fields) -> "StoredPage":
+        """The page whose rendered bytes are ``body``: its HTML, the gzip bytes and the
+        HTML's digest made from them once, here, for every kind."""
+        return cls(html=body.decode(), gzip=gzipped(body), digest=body_digest(body), **fields)
 
 
 class StoredEntryPage(StoredPage):

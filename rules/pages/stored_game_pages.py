@@ -34,7 +34,6 @@ from ..builds.site import SiteRequest
 from ..content.prepared import PreparedQuery
 from ..derived import game_pages
 from ..derived.models import GameLanguage
-from ..shared.compression import body_digest, gzipped
 from . import stored
 from .models import StoredGamePage
 from .page_context import game_context, game_languages, game_sources
@@ -130,7 +129,6 @@ def pages_to_store(game_slug: str, stored_inputs: dict[str, str]) -> list[Stored
             if stored_inputs.get(ui_language) == made_of:
                 continue
             body = _render(request, context).content
-        pages.append(StoredGamePage(game=context["game"], ui_language=ui_language, inputs=made_of,
-                                    content_language=context["content_language"], html=body.decode(),
-                                    gzip=gzipped(body), digest=body_digest(body)))  # fmt: skip
+        pages.append(StoredGamePage.of(body, game=context["game"], ui_language=ui_language, inputs=made_of,
+                                       content_language=context["content_language"]))  # fmt: skip
     return pages

@@ -59,7 +59,6 @@ from ..content import version as content_version
 from ..content.addresses import entry_url_template
 from ..content.models import Entry, Game
 from ..content.prepared import PreparedQuery, Read
-from ..shared.compression import body_digest, gzipped
 from ..shared.queues import EMBEDDINGS, Refresh
 from . import stored, stored_game_pages
 from .models import StoredEntryPage, StoredGamePage, StoredPage
@@ -233,8 +232,8 @@ def _store_page(game_slug: str, slug: str, stored_inputs: dict, batch: list) -> 
                 break
             page = shown(fresh, ui_language, None)
             body = render_page(request, page).content
-        batch.append(StoredEntryPage(entry=page, ui_language=ui_language, inputs=stored.inputs(request, ui_language,
-                     fresh_rows), html=body.decode(), gzip=gzipped(body), digest=body_digest(body)))  # fmt: skip
+        made_of = stored.inputs(request, ui_language, fresh_rows)
+        batch.append(StoredEntryPage.of(body, entry=page, ui_language=ui_language, inputs=made_of))
         rendered += 1
     return rendered
 
