@@ -60,6 +60,11 @@ def test_counts_follow_errata_and_questions(client, game):
     question = make_question(game=game, question="May I?", answer="Yes.")
     page = client.get(url).content.decode()
     assert "Errata (1)" in page and "FAQ (1 question)" in page
+    # The counts changed, the lists did not: written again without them, they are intact.
+    stored = GameLanguage.objects.get(game=game, language="en")
+    assert (stored.errata, stored.questions) == (1, 1)
+    made = game_pages._lists(game.slug, "en", game_pages._rows(game.pk, "en"))
+    assert (stored.glossary_html, stored.sections_html) == made and "Wound" in stored.glossary_html
     erratum.delete()
     Question.objects.filter(pk=question.pk).delete()  # a queryset delete: still journaled by signal
     page = client.get(url).content.decode()

@@ -170,3 +170,72 @@ def test_the_game_pages_queries_load_what_their_querysets_load(django_assert_num
     assert "pending_document" in by_title["Buch"].public_releases[0].get_deferred_fields()
     with django_assert_num_queries(1):
         assert game_sources("shelf-game", "pl")[0] == []
+
+
+# --- rows (prepared_rows: the pipeline's per-game reads) ---------------------------------
+
+
+@pytest.fixture
+def a_game_with_everything():
+    """Every kind of row the pipeline's reads join: two languages, a translation, a
+    section tree, errata (dated, with an original text), FAQ questions, a release."""
+    from datetime import date
+
+    from rules.content.releases import Release, ReleaseChange
+    from tests.factories import make_erratum, make_question
+
+    @written_together
+    def build():
+        game = make_game(slug="rows-game", name="Rows")
+        source = make_source(game=game, language="en", title="Reference")
+        setup = make_entry(game=game, title="Setup", kind="section", number="1", source=source)
+        draw = make_entry(game=game, title="Draw", number="1.1", parent=setup, aliases=["Pull"], body="See [[Setup]].")
+        make_entry(game=game, title="Unfinished", status=Status.DRAFT, body="[[Draw]]")
+        make_entry(game=game, language="de", title="Ziehen", translation_of=draw, translation_key=draw.translation_key)
+        make_erratum(game=game, title="Draw fix", original_text="Draw 1.", corrected_text="Draw 2.", affects=[draw],
+                     published_on=date(2024, 5, 1))  # fmt: skip
+        make_question(game=game, question="When?", answer="Now, see [[Draw]].", related_entries=[draw, setup])
+        release = Release.objects.create(source=source, sequence=9, version="2.0", effective_on=date(2025, 1, 2))
+        ReleaseChange.objects.create(release=release, item_type="entry", item_id=draw.pk, change="renumbered",
+                                     number="1.1", previous_number="1.2", title="Draw", slug="draw")  # fmt: skip
+        return game
+
+    return build()
+
+
+def test_every_prepared_read_gives_its_querysets_rows(a_game_with_everything, django_assert_num_queries):
+    """Each read the pipeline prepared (``@prepared_rows``) returns, from its compiled SQL,
+    the rows its queryset returns: converted (dates, JSON, booleans), ordered, grouped,
+    for this game and language and not another's."""
+    import rules.derived.pipeline  # noqa: F401 - every module with prepared reads
+    from rules.content.prepared import EVERY_PREPARED_ROWS
+
+    game = a_game_with_everything
+    other = make_game(slug="other-rows-game")
+    assert len(EVERY_PREPARED_ROWS) >= 15
+    compared = 0
+    for prepared in EVERY_PREPARED_ROWS:
+        for game_id in (game.pk, other.pk):
+            for arguments in [(game_id,)] if prepared.kinds == (int,) else [(game_id, "en"), (game_id, "de")]:
+                expected = list(prepared.build(*arguments))
+                for _ in range(2):  # compiled on the first call, reused after
+                    with django_assert_num_queries(1):
+                        assert prepared(*arguments) == expected, prepared.__name__
+                compared += bool(expected)
+    assert compared >= 15  # most reads found rows of the game with everything
+
+
+def test_prepared_rows_refuse_what_they_cannot_prepare(db):
+    from rules.content.prepared import PreparedRows
+
+    instances = PreparedRows(lambda game_id: Entry.objects.filter(game_id=game_id), (int,))
+    with pytest.raises(ValueError, match="values_list"):
+        instances(1)
+    lowered = PreparedRows(lambda title: Entry.objects.filter(title__icontains=title).values_list("pk"), (str,))
+    with pytest.raises(ValueError, match="parameter as it is"):
+        lowered("x")
+    by_game = PreparedRows(lambda game_id: Entry.objects.filter(game_id=game_id).values_list("pk"), (int,))
+    with pytest.raises(TypeError):
+        by_game("1")  # compiled for a number: a string is refused, never sent
+    with pytest.raises(TypeError):
+        by_game(1, 2)

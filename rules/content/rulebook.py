@@ -38,6 +38,7 @@ from html import escape
 
 from ..shared.collation import letter_groups
 from ..shared.text import numbered_title, shown_number
+from .prepared import prepared_rows
 from .querysets import Status
 
 SECTION = "section"  # Entry.Kind.SECTION (models imports this module's users, not this)
@@ -120,19 +121,22 @@ def rulebooks(rows: Iterable[Row]) -> list[Rulebook]:
 # --- stored with each entry (rules.derived.relations) ------------------------------------------
 
 
+@prepared_rows(int)
+def _published_rows(game_id: int):
+    """The same SQL for every game (rules.content.prepared: compiled once)."""
+    from .models import Entry
+
+    published = Entry.objects.filter(game_id=game_id, status=Status.PUBLISHED)
+    return published.order_by().values_list("language", *ROW_FIELDS)
+
+
 def navigation(game_id: int) -> dict[int, dict]:
     """Entry id → its place in its sequence, for every published entry of one game:
     ``{"sequence": "rules" | "glossary", "previous", "next": linked or None,
     "ancestors": [linked, …]}`` and, in the glossary, ``"letter"``: the id of its letter
     on the game page. One query."""
-    from .models import Entry
-
     by_language: dict[str, list[Row]] = defaultdict(list)
-    for language, *values in (
-        Entry.objects.filter(game_id=game_id, status=Status.PUBLISHED)
-        .order_by()
-        .values_list("language", *ROW_FIELDS)
-    ):
+    for language, *values in _published_rows(game_id):
         by_language[language].append(Row(*values))
     found: dict[int, dict] = {}
     for language, rows in by_language.items():

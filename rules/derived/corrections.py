@@ -50,6 +50,7 @@ from html.parser import HTMLParser
 
 from django.db.models import F, Q
 
+from ..content.prepared import prepared_rows
 from ..content.querysets import Status
 from ..content.stored import erratum_anchor as anchor
 from ..shared.anchors import add_rule_ids
@@ -352,8 +353,9 @@ def correct(body: str, errata: list[ErratumText], render) -> dict:
 # --- every entry of a game, when written --------------------------------------------------
 
 
-def _errata_by_entry(game_id: int):
-    """Entry id → [(erratum, its HTML fingerprint)], oldest first, and the rows' query."""
+@prepared_rows(int)
+def _errata_rows(game_id: int):
+    """The same SQL for every game (rules.content.prepared: compiled once)."""
     from ..content.models import Erratum
 
     # From the game's errata (a small table, by its game index), each to its entries by
@@ -363,13 +365,18 @@ def _errata_by_entry(game_id: int):
     through = Erratum.affects.through.objects.filter(
         erratum__game_id=game_id, erratum__status=Status.PUBLISHED
     ).exclude(erratum__original_text="")
-    rows = through.order_by(
+    return through.order_by(
         F("erratum__published_on").asc(nulls_first=True), "erratum__order", "erratum__title", "erratum_id"
     ).values_list(
         "entry_id", "entry__game_id", "entry__language", "erratum__language", "erratum_id", "erratum__slug",
         "erratum__title", "erratum__published_on", "erratum__original_text", "erratum__corrected_text",
         "erratum__html_fingerprint",
     )  # fmt: skip
+
+
+def _errata_by_entry(game_id: int):
+    """Entry id → [(erratum, its HTML fingerprint)], oldest first."""
+    rows = _errata_rows(game_id)
     found = defaultdict(list)
     for entry_id, game, language, erratum_language, pk, slug, title, published_on, original, corrected, html in rows:
         if game != game_id or language != erratum_language:

@@ -34,6 +34,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 
 from ..content.addresses import entry_url_template
+from ..content.prepared import prepared_rows
 from ..content.querysets import Status
 from ..shared.collation import letter_groups
 from ..shared.text import numbered_title
@@ -56,9 +57,11 @@ class Row:
 
 def refresh(game_id: int) -> int:
     """Bring one game's ``GameLanguage`` rows up to date; how many lists were made again."""
-    Game = apps.get_model("rules.Game")
-    game = Game.objects.filter(pk=game_id).values_list("slug", flat=True).first()
-    stored = {row.language: row for row in GameLanguage.objects.filter(game_id=game_id)}
+    game = next(iter(_slug(game_id)), None)
+    # The lists (hundreds of KB for a large game) are read and written only when made again:
+    # a save of a row with them deferred writes its other columns.
+    rows_stored = GameLanguage.objects.filter(game_id=game_id).defer("glossary_html", "sections_html")
+    stored = {row.language: row for row in rows_stored}
     if game is None:
         return 0  # deleted: its rows went with it
     counts = _counts(game_id)
@@ -80,29 +83,43 @@ def refresh(game_id: int) -> int:
     return made
 
 
+# The reads: the same SQL for every game (rules.content.prepared: compiled once).
+
+
+@prepared_rows(int)
+def _slug(game_id: int):
+    return apps.get_model("rules.Game")._default_manager.filter(pk=game_id).values_list("slug", flat=True)
+
+
+def _published_per_language(label: str):
+    """Language → how many published rows of that model one game has."""
+
+    @prepared_rows(int)
+    def counts(game_id: int):
+        published = apps.get_model(label)._default_manager.filter(game_id=game_id, status=Status.PUBLISHED)
+        return published.order_by().values_list("language").annotate(n=Count("pk"))
+
+    return counts
+
+
+# faq's by name (rules never imports faq)
+COUNTED = [_published_per_language(label) for label in ("rules.Entry", "rules.Erratum", "faq.Question")]
+
+
 def _counts(game_id: int) -> dict[str, tuple[int, int, int]]:
     """Language → (published entries, errata, FAQ questions) of one game."""
     counts: dict[str, list[int]] = {}
-    for index, label in enumerate(("rules.Entry", "rules.Erratum", "faq.Question")):  # faq's by name
-        model = apps.get_model(label)
-        rows = (
-            model._default_manager.filter(game_id=game_id, status=Status.PUBLISHED)
-            .order_by()
-            .values_list("language")
-            .annotate(n=Count("pk"))
-        )
-        for language, n in rows:
+    for index, counted in enumerate(COUNTED):
+        for language, n in counted(game_id):
             counts.setdefault(language, [0, 0, 0])[index] = n
     return {language: tuple(values) for language, values in counts.items()}
 
 
-def _rows(game_id: int, language: str) -> list[tuple]:
+@prepared_rows(int, str)
+def _rows(game_id: int, language: str):
     Entry = apps.get_model("rules.Entry")
-    return list(
-        Entry._default_manager.filter(game_id=game_id, language=language, status=Status.PUBLISHED)
-        .order_by("order", "pk")
-        .values_list(*COLUMNS)
-    )
+    published = Entry._default_manager.filter(game_id=game_id, language=language, status=Status.PUBLISHED)
+    return published.order_by("order", "pk").values_list(*COLUMNS)
 
 
 def _fingerprint(game_slug: str, language: str, rows: list[tuple]) -> str:

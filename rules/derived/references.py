@@ -13,6 +13,7 @@ its target is published or renamed.
 
 from dataclasses import dataclass
 
+from ..content.prepared import prepared_rows
 from ..content.querysets import Status
 from ..shared.bulk import insert_rows
 from ..shared.text import normalize_label
@@ -92,6 +93,25 @@ class LinkTarget:
     path: str  # Entry.canonical_url()
 
 
+# The pipeline's reads: the same SQL for every game and language (rules.content.prepared).
+
+
+@prepared_rows(int, str)
+def _published_labels(game_id: int, language: str):
+    from ..content.models import Entry
+
+    published = Entry.objects.filter(game_id=game_id, language=language, status=Status.PUBLISHED)
+    return published.order_by("pk").values_list("pk", "title", "aliases", "slug", "game__slug")
+
+
+@prepared_rows(int, str)
+def _labels(game_id: int, language: str):
+    from ..content.models import CrossReference
+
+    refs = CrossReference.objects.filter(entry__game_id=game_id, entry__language=language)
+    return refs.values_list("pk", "normalized_label", "target_id")
+
+
 def link_targets(game_id: int, language: str) -> dict[str, LinkTarget]:
     """Normalised label → the published entry it resolves to, for one game and language.
 
@@ -99,10 +119,8 @@ def link_targets(game_id: int, language: str) -> dict[str, LinkTarget]:
     answers, the importer and the admin's preview all go through it.
     """
     from ..content.addresses import entry_path_template
-    from ..content.models import Entry
 
-    published = Entry.objects.filter(game_id=game_id, language=language, status=Status.PUBLISHED)
-    rows = list(published.order_by("pk").values_list("pk", "title", "aliases", "slug", "game__slug"))
+    rows = _published_labels(game_id, language)
     if not rows:
         return {}
     template = entry_path_template(rows[0][4], language)
@@ -127,14 +145,10 @@ def resolution_keys(game_id: int, language: str) -> dict[str, int]:
 def resolve(game_id: int, language: str, targets: dict[str, LinkTarget] | None = None) -> int:
     """Point every cross-reference of one game and language at the entry its label names
     now (``link_targets``); return how many moved. A step of ``rules.derived.pipeline``."""
-    from ..content.models import CrossReference
-
     if targets is None:
         targets = link_targets(game_id, language)
     keys = {key: target.id for key, target in targets.items()}
-    refs = CrossReference.objects.filter(entry__game_id=game_id, entry__language=language).values_list(
-        "pk", "normalized_label", "target_id"
-    )
+    refs = _labels(game_id, language)
     changed = [(pk, keys.get(label)) for pk, label, target_id in refs if keys.get(label) != target_id]
     _set_targets(changed)
     return len(changed)

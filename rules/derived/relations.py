@@ -33,6 +33,7 @@ import json
 from collections import defaultdict
 from operator import itemgetter
 
+from ..content.prepared import prepared_rows
 from ..content.querysets import Status
 from ..content.rulebook import navigation as rulebook_navigation
 from ..shared.bulk import store_fingerprinted
@@ -45,15 +46,120 @@ def _linked(pk, title, slug, number="") -> dict:
     return {"id": pk, "title": title, "slug": slug, "number": number}
 
 
-def compute(game_id: int) -> dict[int, dict]:
-    """Entry id → its relations, for every entry of one game, in six queries."""
-    from ..content.models import CrossReference, Entry, Erratum
+# The reads, each the same SQL for every game (rules.content.prepared: compiled once).
 
-    rows = list(
+
+@prepared_rows(int)
+def _entries(game_id: int):
+    from ..content.models import Entry
+
+    return (
         Entry.objects.filter(game_id=game_id)
         .order_by("order", "pk")
         .values_list("pk", "language", "translation_key", "parent_id", "title", "slug", "number", "status", "source_id")
     )
+
+
+@prepared_rows(int)
+def _cross_references(game_id: int):
+    from ..content.models import CrossReference
+
+    return (
+        CrossReference.objects.filter(entry__game_id=game_id)
+        .order_by("entry_id", "in_body", "order", "pk")
+        .values_list("entry_id", "label", "in_body", "target_id")
+    )
+
+
+@prepared_rows(int)
+def _errata(game_id: int):
+    """From the game's errata (an erratum is about entries of its own game): the index on
+    the errata's game, where filtering by the entries' game scanned every entry per
+    erratum on SQLite."""
+    from ..content.models import Erratum
+
+    affects = Erratum.affects.through.objects.filter(
+        erratum__game_id=game_id, entry__game_id=game_id, erratum__status=Status.PUBLISHED
+    )
+    return affects.order_by(
+        "erratum__language", "erratum__order", "erratum__title", "erratum_id"
+    ).values_list(
+        "entry_id", "erratum_id", "erratum__title", "erratum__slug", "erratum__kind", "erratum__language",
+        "erratum__game__slug", "erratum__original_text", "erratum__corrected_html", "erratum__diff_html",
+    )  # fmt: skip
+
+
+@prepared_rows(int)
+def _questions(game_id: int):
+    """faq builds on rules, never the reverse: its questions are reached through the
+    reverse relation's table, by name."""
+    from ..content.models import Entry
+
+    related = Entry._meta.get_field("faq_questions").through.objects
+    return (
+        related.filter(question__game_id=game_id, entry__game_id=game_id, question__status=Status.PUBLISHED)
+        .order_by("question__language", "question__order", "question__question", "question_id")
+        .values_list(
+            "entry_id",
+            "question_id",
+            "question__question",
+            "question__slug",
+            "question__language",
+            "question__game__slug",
+            "question__answer_html",
+        )
+    )
+
+
+@prepared_rows(int)
+def _readable_releases(game_id: int):
+    from ..content.releases import Release
+
+    return (
+        Release.objects.filter(source__game_id=game_id, pending=False, held=False)
+        .order_by("source_id", "sequence")
+        .values_list("source_id", "pk", "version", "effective_on", "initial")
+    )
+
+
+@prepared_rows(int)
+def _release_changes(game_id: int):
+    from ..content.releases import ReleaseChange
+
+    return (
+        ReleaseChange.objects.filter(release__source__game_id=game_id, item_type="entry", release__pending=False)
+        .order_by("release__source_id", "release__sequence", "pk")
+        .values_list(
+            "item_id",
+            "change",
+            "number",
+            "previous_number",
+            "release_id",
+            "release__version",
+            "release__effective_on",
+            "release__source__language",
+            "release__initial",
+        )
+    )
+
+
+@prepared_rows(int)
+def _stored_readable(game_id: int):
+    from ..content.models import Source
+
+    return Source.objects.filter(game_id=game_id).values_list("pk", "readable_releases")
+
+
+@prepared_rows(int)
+def _stored_fingerprints(game_id: int):
+    from ..content.models import Entry
+
+    return Entry.objects.filter(game_id=game_id).values_list("pk", "relations_fingerprint")
+
+
+def compute(game_id: int) -> dict[int, dict]:
+    """Entry id → its relations, for every entry of one game, in six queries."""
+    rows = _entries(game_id)
     entries = {row[0]: row for row in rows}
     published = {row[0] for row in rows if row[7] == Status.PUBLISHED}
     found = {
@@ -86,13 +192,8 @@ def compute(game_id: int) -> dict[int, dict]:
             {**linked(other), "language": language} for language, other in sorted(versions[key]) if other != pk
         ]
 
-    references = (
-        CrossReference.objects.filter(entry__game_id=game_id)
-        .order_by("entry_id", "in_body", "order", "pk")
-        .values_list("entry_id", "label", "in_body", "target_id")
-    )
     referrers = defaultdict(dict)
-    for entry_id, label, in_body, target_id in references:
+    for entry_id, label, in_body, target_id in _cross_references(game_id):
         target = linked(target_id) if target_id in published else None
         found[entry_id]["references"].append({"label": label, "in_body": in_body, "target": target})
         if target is not None and entry_id in published and entry_id != target_id:
@@ -101,18 +202,7 @@ def compute(game_id: int) -> dict[int, dict]:
         language = entries[target_id][1]  # references stay within a language
         found[target_id]["referenced_by"] = sort_by_title(items.values(), language, title=itemgetter("title"))
 
-    # From the game's errata (an erratum is about entries of its own game): the index on
-    # the errata's game, where filtering by the entries' game scanned every entry per
-    # erratum on SQLite.
-    affects = Erratum.affects.through.objects.filter(
-        erratum__game_id=game_id, entry__game_id=game_id, erratum__status=Status.PUBLISHED
-    )
-    for entry_id, *erratum in affects.order_by(
-        "erratum__language", "erratum__order", "erratum__title", "erratum_id"
-    ).values_list(
-        "entry_id", "erratum_id", "erratum__title", "erratum__slug", "erratum__kind", "erratum__language",
-        "erratum__game__slug", "erratum__original_text", "erratum__corrected_html", "erratum__diff_html",
-    ):  # fmt: skip
+    for entry_id, *erratum in _errata(game_id):
         pk, title, slug, kind, language, game, original, corrected_html, diff_html = erratum
         found[entry_id]["errata"].append(
             {
@@ -128,22 +218,7 @@ def compute(game_id: int) -> dict[int, dict]:
             }  # fmt: skip
         )
 
-    # faq builds on rules, never the reverse: its questions are reached through the
-    # reverse relation's table, by name.
-    related = Entry._meta.get_field("faq_questions").through.objects
-    for entry_id, pk, question, slug, language, game, answer_html in (
-        related.filter(question__game_id=game_id, entry__game_id=game_id, question__status=Status.PUBLISHED)
-        .order_by("question__language", "question__order", "question__question", "question_id")
-        .values_list(
-            "entry_id",
-            "question_id",
-            "question__question",
-            "question__slug",
-            "question__language",
-            "question__game__slug",
-            "question__answer_html",
-        )  # fmt: skip
-    ):
+    for entry_id, pk, question, slug, language, game, answer_html in _questions(game_id):
         found[entry_id]["questions"].append(
             {
                 "id": pk,
@@ -178,30 +253,15 @@ def _releases(game_id: int, found: dict, entries: dict, published: set) -> None:
       away, where another rule has that number now ("7.3a is now a new rule; the rule
       that was 7.3a until 1.1 is 7.4a").
     """
-    from ..content.releases import Release, ReleaseChange
-
     readable = defaultdict(list)
-    for source_id, pk, version, effective_on, initial in (
-        Release.objects.filter(source__game_id=game_id, pending=False, held=False)
-        .order_by("source_id", "sequence")
-        .values_list("source_id", "pk", "version", "effective_on", "initial")
-    ):
+    for source_id, pk, version, effective_on, initial in _readable_releases(game_id):
         readable[source_id].append(
             {"id": pk, "version": version, "effective_on": effective_on.isoformat() if effective_on else None}
             | ({"initial": True} if initial else {})
         )
     _store_readable(game_id, readable)
 
-    changes = (
-        ReleaseChange.objects.filter(
-            release__source__game_id=game_id, item_type="entry", release__pending=False
-        )
-        .order_by("release__source_id", "release__sequence", "pk")
-        .values_list(
-            "item_id", "change", "number", "previous_number", "release_id", "release__version",
-            "release__effective_on", "release__source__language", "release__initial",
-        )
-    )  # fmt: skip
+    changes = _release_changes(game_id)
     # (language, number) → the published entry that has it now (a removed rule keeps its number)
     numbers = {(row[1], row[6]): pk for pk, row in entries.items() if row[6] and pk in published}
     for relations in found.values():
@@ -236,11 +296,7 @@ def _store_readable(game_id: int, readable: dict[int, list]) -> None:
     read, and a write only of the sources whose list changed)."""
     from ..content.models import Source
 
-    changed = [
-        (pk, readable.get(pk, []))
-        for pk, stored in Source.objects.filter(game_id=game_id).values_list("pk", "readable_releases")
-        if stored != readable.get(pk, [])
-    ]
+    changed = [(pk, readable.get(pk, [])) for pk, stored in _stored_readable(game_id) if stored != readable.get(pk, [])]
     for pk, releases in changed:
         Source.objects.filter(pk=pk).update(readable_releases=releases)
 
@@ -255,7 +311,7 @@ def refresh(game_id: int) -> int:
     from ..content.models import Entry
 
     computed = compute(game_id)
-    stored = dict(Entry.objects.filter(game_id=game_id).values_list("pk", "relations_fingerprint"))
+    stored = dict(_stored_fingerprints(game_id))
     changed = {}
     for pk, relations in computed.items():
         digest = fingerprint(relations)

@@ -31,6 +31,7 @@ import hashlib
 
 from django.db.models import Q
 
+from ..content.prepared import prepared_rows
 from ..content.querysets import Status
 from ..shared.bulk import store_fingerprinted
 from ..shared.diffing import word_diff_html
@@ -62,14 +63,12 @@ def status(original: dict, title: str, body: str, base) -> dict:
     }
 
 
-def compute(game_id: int, only_changed: bool = False) -> dict[int, tuple[dict, str]]:
-    """Entry id → (its status as a translation, the fingerprint), for the entries of one
-    game that are translations or were; with ``only_changed``, only those whose stored
-    fingerprint differs. One query, and one more for the base versions when a status
-    must be made again."""
+@prepared_rows(int)
+def _translations(game_id: int):
+    """The same SQL for every game (rules.content.prepared: compiled once)."""
     from ..content.models import Entry
 
-    rows = (
+    return (
         Entry.objects.filter(game_id=game_id)
         .filter(Q(translation_of__isnull=False) | ~Q(translation_status_fingerprint=""))
         .values_list(
@@ -79,6 +78,16 @@ def compute(game_id: int, only_changed: bool = False) -> dict[int, tuple[dict, s
             "translation_of__body",
         )  # fmt: skip
     )
+
+
+def compute(game_id: int, only_changed: bool = False) -> dict[int, tuple[dict, str]]:
+    """Entry id → (its status as a translation, the fingerprint), for the entries of one
+    game that are translations or were; with ``only_changed``, only those whose stored
+    fingerprint differs. One query, and one more for the base versions when a status
+    must be made again."""
+    from ..content.models import Entry
+
+    rows = _translations(game_id)
     found, wanted = {}, {}
     for pk, key, base, stored, original_id, game, original_key, state, language, title, slug, number, body in rows:
         public = original_id is not None and game == game_id and original_key == key and state == Status.PUBLISHED
