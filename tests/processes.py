@@ -108,7 +108,11 @@ class SharedDatabase:
         if self.vendor == "sqlite":
             import sqlite3
 
-            connection = sqlite3.connect(self.url.removeprefix("sqlite:///"), isolation_level=None)
+            # Waits for the lock as long as a management command may run: the site's own
+            # processes hold it through a long import's units (5 s, sqlite3's default,
+            # ran out on a busy machine while a test polled a job's state).
+            path = self.url.removeprefix("sqlite:///")
+            connection = sqlite3.connect(path, isolation_level=None, timeout=RUN_TIMEOUT)
             try:
                 connection.execute("BEGIN IMMEDIATE")
                 for sql, params in statements:
