@@ -11,7 +11,7 @@ import pytest
 from rules.content.models import Entry, Source
 from rules.content.querysets import Status
 from rules.derived.relations import compute
-from tests.factories import make_entry, make_game, make_source
+from tests.factories import make_entry, make_game, make_source, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -32,6 +32,7 @@ def titles(items):
 
 
 @pytest.fixture
+@written_together
 def book():
     """A rulebook whose sections were added out of document order: the tree decides."""
     game = make_game(slug="tiny-epic", name="Tiny Epic")

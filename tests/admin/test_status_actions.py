@@ -9,7 +9,7 @@ the message say "-2 items already had that status".
 import pytest
 
 from rules.content.querysets import Status
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -34,6 +34,7 @@ def act(client, action: str, items, *, url: str = "/admin/rules/entry/", languag
     return [str(message) for message in response.context["messages"]]
 
 
+@written_together
 def entries(status: str, count: int, game=None) -> list:
     game = game or make_game()
     return [make_entry(game=game, title=f"{status} {n}", status=status) for n in range(count)]

@@ -16,6 +16,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def ten(db):
+    """Row by row (not ``written_together``): each entry's public ``updated_at`` differs, so
+    a cursor of that ordering carries a position, not only an offset."""
     game = make_game(slug="zehn")
     return [make_entry(game=game, language="de", title=f"Eintrag {n:02d}") for n in range(10)]
 

@@ -12,7 +12,7 @@ from django.core.management import call_command
 
 from rules.content.models import Entry
 from rules.derived import rendering
-from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
 from tests.pages.test_sanitising import assert_inert
 
 pytestmark = pytest.mark.django_db
@@ -71,14 +71,21 @@ def assert_shows_every_line(html: str, text: str) -> None:
     assert "&lt;" not in shown and "</p>" not in shown  # no markup shown as text by mistake
 
 
-@pytest.mark.parametrize("tag", TAGS)
-@pytest.mark.parametrize("case", ["unclosed", "closed", "line start", "one paragraph"])
-def test_entry_erratum_and_answer_show_every_line(client, tag, case):
-    text = texts(tag)[case]
+@written_together
+def one_text_three_times(text: str):
+    """A game whose entry, erratum and FAQ answer all hold ``text``."""
     game = make_game(slug="karten", name="Karten")
     entry = make_entry(game=game, title="Tags", body=text)
     make_erratum(game=game, title="Fix", corrected_text=text, affects=[entry])
     make_question(game=game, question="Tags?", answer=text, related_entries=[entry])
+    return game, entry
+
+
+@pytest.mark.parametrize("tag", TAGS)
+@pytest.mark.parametrize("case", ["unclosed", "closed", "line start", "one paragraph"])
+def test_entry_erratum_and_answer_show_every_line(client, tag, case):
+    text = texts(tag)[case]
+    game, entry = one_text_three_times(text)
 
     for url in (entry.url_in("en"), f"/en/games/{game.slug}/errata/", f"/en/games/{game.slug}/faq/"):
         response = client.get(url)

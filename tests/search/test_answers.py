@@ -10,7 +10,7 @@ set per test. One test runs the real model."""
 import pytest
 
 from rules.search import search, semantic, service
-from tests.factories import make_entry, make_game
+from tests.factories import make_entry, make_game, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -30,10 +30,15 @@ RULES = {
 }
 
 
+@written_together
+def build_fleet() -> dict:
+    game = make_game(slug="fleet", name="Fleet")
+    return {title: make_entry(game=game, language="en", title=title, body=body) for title, body in RULES.items()}
+
+
 @pytest.fixture
 def fleet(fake):
-    game = make_game(slug="fleet", name="Fleet")
-    entries = {title: make_entry(game=game, language="en", title=title, body=body) for title, body in RULES.items()}
+    entries = build_fleet()
     semantic.refresh()
     return entries
 

@@ -12,7 +12,7 @@ import pytest
 from rules.moderation.translations import link
 from rules.search import search, semantic
 from rules.search.fusion import fuse
-from tests.factories import make_entry, make_game
+from tests.factories import make_entry, make_game, written_together
 
 
 class TestRankFusion:
@@ -42,10 +42,15 @@ GERMAN = {
 }
 
 
+@written_together
+def build_nachtwache() -> dict:
+    game = make_game(slug="nachtwache", name="Nachtwache")
+    return {title: make_entry(game=game, language="de", title=title, body=body) for title, body in GERMAN.items()}
+
+
 @pytest.fixture
 def nachtwache(real, db):
-    game = make_game(slug="nachtwache", name="Nachtwache")
-    entries = {title: make_entry(game=game, language="de", title=title, body=body) for title, body in GERMAN.items()}
+    entries = build_nachtwache()
     semantic.refresh()
     return entries
 

@@ -13,7 +13,7 @@ from django.utils import translation
 from rules.moderation.translations import link
 from rules.search import search
 from rules.search.questions import read
-from tests.factories import make_entry, make_game, make_question
+from tests.factories import make_entry, make_game, make_question, written_together
 
 pytestmark = pytest.mark.django_db
 
@@ -28,6 +28,7 @@ def game():
 
 
 @pytest.fixture
+@written_together
 def glossary(game):
     """An English rules reference whose entries share the everyday words of questions."""
     entries = {
