@@ -257,6 +257,8 @@ def embedders_of(game_ids: Iterable[int]) -> dict[str, set[int]]:
     without a signal), so which of them showed it can no longer be asked."""
     game_ids = set(game_ids)
     found: dict[str, set[int]] = defaultdict(set)
+    if not game_ids:  # no entry deleted (the usual unit): four empty queries not even built
+        return found
     for kind in EMBEDDED_ENTRIES:
         model = apps.get_model(MODELS[kind])
         found[kind].update(model._default_manager.filter(game_id__in=game_ids).values_list("pk", flat=True))
