@@ -1,8 +1,10 @@
 """A small published world for the API tests, plus the JSON helpers every file uses."""
 
+import copy
 from http import HTTPStatus
 
 import pytest
+from django.db import transaction
 
 from rules.content.models import Entry, Source
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
@@ -41,9 +43,40 @@ def result_ids(client, url, key="id"):
     return [item[key] for item in get_json(client, url)["results"]]
 
 
+@pytest.fixture(scope="module")
+def _world_of_the_module(request, django_db_setup, django_db_blocker):
+    """The world written once for a module, as Django's ``setUpTestData`` writes a class's
+    rows: in a transaction kept open while the module's tests run (each test in its own,
+    rolled back after it) and rolled back at the end. Writing it cost a unit of work per
+    test (every derived step, the stored JSON, the search index). Only for a module whose
+    every test asks for the world (no test finds rows it did not ask for) and none is
+    transactional (a live server, ``transaction=True``: those flush the database); in
+    any other module every test writes its own (None here)."""
+    tests = [item for item in request.session.items if item.module is request.module]
+    if any(_transactional(item) or "world" not in item.fixturenames for item in tests):
+        yield None
+        return
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield build_world()
+        transaction.set_rollback(True)
+
+
+def _transactional(item) -> bool:
+    marker = item.get_closest_marker("django_db")
+    return marker is not None and bool(marker.kwargs.get("transaction"))
+
+
 @pytest.fixture
+def world(db, _world_of_the_module):
+    """The module's world (``_world_of_the_module``); its instances copied for each test,
+    so what one test changes in Python (its writes are rolled back) no other sees."""
+    if _world_of_the_module is None:
+        return build_world()
+    return copy.deepcopy(_world_of_the_module)
+
+
 @written_together
-def world(db):
+def build_world() -> dict:
     """One game in German and English, with an entry that has everything a page shows.
 
     ``du`` ("Du und Dein") is in a section, cites a source, links an entry by see-also
