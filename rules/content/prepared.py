@@ -80,18 +80,9 @@ class PreparedQuery:
     def _rows(self, values: tuple[str, ...]) -> tuple[str, "_Prepared", list]:
         if len(values) != self.arity:
             raise TypeError(f"expected {self.arity} values, got {len(values)}")
-        db = router.db_for_read(self.model)
-        reading = connections[db]  # the router's choice: a replica for a reader (rulesite.replicas)
-        prepared = self._compiled.get(reading)
-        if prepared is None:
-            prepared = self._compiled[reading] = self._prepare(db)
-        params = list(prepared.params)
-        for slots, value in zip(prepared.slots, values, strict=True):
-            for slot in slots:
-                params[slot] = value
-        with reading.cursor() as cursor:
-            cursor.execute(prepared.sql, params)
-            return db, prepared, cursor.fetchall()
+        reading = connections[router.db_for_read(self.model)]  # a replica for a reader (rulesite.replicas)
+        prepared = _compiled_for(self._compiled, reading, self._prepare)
+        return reading.alias, prepared, _fetch(reading, prepared, values)
 
     def _instances(self, db: str, prepared: "_Prepared", rows: list) -> list[Model]:
         if prepared.converters:
@@ -106,30 +97,22 @@ class PreparedQuery:
             instances.append(instance)
         return instances
 
-    def _markers(self) -> list[str]:
-        return [f"\x1bprepared-argument-{index}\x1b" for index in range(self.arity)]
-
     def _prepare(self, db: str) -> "_Prepared":
-        queryset = self.build(*self._markers()).using(db)
+        markers = [_text_marker(index) for index in range(self.arity)]
+        queryset = self.build(*markers).using(db)
         if queryset.model is not self.model:
             raise ValueError(f"the queryset loads {queryset.model.__name__}, not {self.model.__name__}")
         if queryset._prefetch_related_lookups or queryset._fields is not None:
             raise ValueError("PreparedQuery loads model instances (no values() or prefetch)")
         compiler = queryset.query.get_compiler(using=db)
         sql, params = compiler.as_sql()  # also fills compiler.select and klass_info
-        slots = []
-        for marker in self._markers():
-            found = tuple(index for index, param in enumerate(params) if param == marker)
-            if not found:
-                raise ValueError("an argument must be an SQL parameter as it is (not changed by a lookup)")
-            slots.append(found)
         select_fields = compiler.klass_info["select_fields"]
         start, end = select_fields[0], select_fields[-1] + 1
         return _Prepared(
             compiler=compiler,
             sql=sql,
             params=tuple(params),
-            slots=tuple(slots),
+            slots=_slots(params, markers),
             converters=compiler.get_converters([column[0] for column in compiler.select[: compiler.col_count]]),
             init_list=[column[0].target.attname for column in compiler.select[start:end]],
             start=start,
@@ -189,6 +172,44 @@ class _Prepared:
     digested: tuple[int, ...]  # the columns the rows' digest is made of: all but the annotations
 
 
+# --- what both kinds share ---------------------------------------------------------------
+
+
+def _text_marker(index: int) -> str:
+    """Where a text argument goes: no real value looks like it."""
+    return f"\x1bprepared-argument-{index}\x1b"
+
+
+def _slots(params: list, markers) -> tuple[tuple[int, ...], ...]:
+    """Per marker, where it stands among the compiled SQL's parameters (once or more)."""
+    slots = []
+    for marker in markers:
+        found = tuple(index for index, param in enumerate(params) if param == marker and type(param) is type(marker))
+        if not found:
+            raise ValueError("an argument must be an SQL parameter as it is (not changed by a lookup)")
+        slots.append(found)
+    return tuple(slots)
+
+
+def _compiled_for(compiled: WeakKeyDictionary, reading, prepare: Callable):
+    """The query compiled for this connection (``prepare(alias)`` the first time)."""
+    prepared = compiled.get(reading)
+    if prepared is None:
+        prepared = compiled[reading] = prepare(reading.alias)
+    return prepared
+
+
+def _fetch(reading, prepared, values) -> list:
+    """The compiled SQL run on ``reading`` with the call's values in their slots."""
+    params = list(prepared.params)
+    for slots, value in zip(prepared.slots, values, strict=True):
+        for slot in slots:
+            params[slot] = value
+    with reading.cursor() as cursor:
+        cursor.execute(prepared.sql, params)
+        return cursor.fetchall()
+
+
 # --- rows -------------------------------------------------------------------------------
 
 INT_MARKER = -1_000_000_007  # minus the argument's index: no row has such an id
@@ -216,8 +237,7 @@ class PreparedRows:
             raise TypeError("arguments are int or str")
         self.build, self.kinds = build, kinds
         self.markers = tuple(
-            INT_MARKER - index if kind is int else f"\x1bprepared-argument-{index}\x1b"
-            for index, kind in enumerate(kinds)
+            INT_MARKER - index if kind is int else _text_marker(index) for index, kind in enumerate(kinds)
         )
         self._model: type[Model] | None = None
         self._compiled: WeakKeyDictionary = WeakKeyDictionary()
@@ -231,16 +251,8 @@ class PreparedRows:
         if self._model is None:
             self._model = self.build(*self.markers).model
         reading = connections[router.db_for_read(self._model)]  # the router's choice, as the queryset's
-        prepared = self._compiled.get(reading)
-        if prepared is None:
-            prepared = self._compiled[reading] = self._prepare(reading.alias)
-        params = list(prepared.params)
-        for slots, value in zip(prepared.slots, values, strict=True):
-            for slot in slots:
-                params[slot] = value
-        with reading.cursor() as cursor:
-            cursor.execute(prepared.sql, params)
-            rows = cursor.fetchall()
+        prepared = _compiled_for(self._compiled, reading, self._prepare)
+        rows = _fetch(reading, prepared, values)
         columns = prepared.columns
         if prepared.converters:
             rows = prepared.compiler.apply_converters(rows, prepared.converters)
@@ -257,14 +269,6 @@ class PreparedRows:
         query = queryset.query
         compiler = query.get_compiler(using=db)
         sql, params = compiler.as_sql()
-        slots = []
-        for marker in self.markers:
-            found = tuple(
-                index for index, param in enumerate(params) if param == marker and type(param) is type(marker)
-            )
-            if not found:
-                raise ValueError("an argument must be an SQL parameter as it is (not changed by a lookup)")
-            slots.append(found)
         # The columns in the order values_list() names them (ValuesListIterable's reordering).
         names = [*query.extra_select, *query.values_select, *query.annotation_select]
         fields = [*queryset._fields, *(name for name in query.annotation_select if name not in queryset._fields)]
@@ -273,7 +277,7 @@ class PreparedRows:
             compiler=compiler,
             sql=sql,
             params=tuple(params),
-            slots=tuple(slots),
+            slots=_slots(params, self.markers),
             converters=compiler.get_converters([column[0] for column in compiler.select[: compiler.col_count]]),
             columns=columns,
             flat=queryset._iterable_class is FlatValuesListIterable,
