@@ -4,10 +4,10 @@ import copy
 from http import HTTPStatus
 
 import pytest
-from django.db import transaction
 
 from rules.content.models import Entry, Source
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
+from tests.module_world import written_once
 
 BASE = "http://testserver"
 
@@ -45,25 +45,10 @@ def result_ids(client, url, key="id"):
 
 @pytest.fixture(scope="module")
 def _world_of_the_module(request, django_db_setup, django_db_blocker):
-    """The world written once for a module, as Django's ``setUpTestData`` writes a class's
-    rows: in a transaction kept open while the module's tests run (each test in its own,
-    rolled back after it) and rolled back at the end. Writing it cost a unit of work per
-    test (every derived step, the stored JSON, the search index). Only for a module whose
-    every test asks for the world (no test finds rows it did not ask for) and none is
-    transactional (a live server, ``transaction=True``: those flush the database); in
-    any other module every test writes its own (None here)."""
-    tests = [item for item in request.session.items if item.module is request.module]
-    if any(_transactional(item) or "world" not in item.fixturenames for item in tests):
-        yield None
-        return
-    with django_db_blocker.unblock(), transaction.atomic():
-        yield build_world()
-        transaction.set_rollback(True)
-
-
-def _transactional(item) -> bool:
-    marker = item.get_closest_marker("django_db")
-    return marker is not None and bool(marker.kwargs.get("transaction"))
+    """The world written once for a module whose every test asks for it
+    (``tests.module_world``); else None, and every test writes its own."""
+    with written_once(request, django_db_blocker, "world", build_world) as world:
+        yield world
 
 
 @pytest.fixture

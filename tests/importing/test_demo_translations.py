@@ -25,13 +25,6 @@ PAIRS = [
 ]
 
 
-@pytest.fixture
-def demo(db):
-    out = io.StringIO()
-    call_command("load_demo", stdout=out)
-    return out.getvalue()
-
-
 def entry(game: str, language: str, title: str) -> Entry:
     return Entry.objects.get(game__slug=game, language=language, title=title)
 

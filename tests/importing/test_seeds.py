@@ -3,18 +3,10 @@
 
 import io
 
-import pytest
 from django.core.management import call_command
 
 from faq.models import Question
 from rules.content.models import CrossReference, Entry, Erratum, Game
-
-
-@pytest.fixture
-def demo(db):
-    out = io.StringIO()
-    call_command("load_demo", stdout=out)
-    return out.getvalue()
 
 
 def entry(game: str, title: str) -> Entry:
