@@ -24,6 +24,32 @@ def _default_language():
     translation.activate(settings.LANGUAGE_CODE)
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test databases, with what is still connected to a PostgreSQL test
+    database disconnected before it is dropped at the session's end.
+
+    Two connections outlive the tests that opened them: the ones the test code used while
+    Playwright's sync API ran (it runs the test code in a context of its own, with its
+    own connection objects: tests/browser/conftest.py closes them, but a test that fails
+    mid-way may not), and those of the live server's threads that kept a browser's
+    connection alive: they close it when the browser has gone, in their own time. Left
+    connected, the database cannot be dropped ("is being accessed by other users"), and
+    each run left its test databases behind on the server."""
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock():  # (replicas are the default database's mirrors in tests)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        connection.close()
+
+
 @pytest.fixture(scope="module")
 def redis_url(tmp_path_factory):
     """A real ``redis-server`` for a test module (tests.services: skipped with the reason

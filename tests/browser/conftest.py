@@ -49,6 +49,7 @@ def browser():
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+        connections.close_all()  # this context's own: the test databases are dropped next
 
 
 @pytest.fixture
