@@ -23,6 +23,7 @@ from rules.moderation.models import Suggestion
 from rules.moderation.permissions import GAME_MODERATORS_GROUP
 from tests.admin.conftest import make_staff
 from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
+from tests.module_world import fixtures
 from tests.xss import VECTORS, one_line
 
 pytestmark = pytest.mark.django_db
@@ -60,9 +61,8 @@ def rows(response) -> list[str]:
     return [" ".join(html_lib.unescape(re.sub(r"<[^>]+>", " ", row)).split()) for row in found]
 
 
-@pytest.fixture
 @written_together
-def world():
+def build_world():
     """Two games, an entry in each, and a suggestion for each entry."""
     arcadia = make_game(name="Arcadia", slug="arcadia")
     blue = make_game(name="Blue Moon", slug="blue-moon")
@@ -79,6 +79,10 @@ def world():
         angriff, kind=Suggestion.Kind.OTHER, comment="Fehlt ein Beispiel.", address="198.51.100.4"
     )
     return {"arcadia": arcadia, "blue": blue, "attack": attack, "angriff": angriff, "typo": typo, "other": other}
+
+
+# Written once for the module (tests.module_world): every test asks for it.
+_world_of_the_module, world = fixtures(build_world, "world")
 
 
 # --- the queue --------------------------------------------------------------------------

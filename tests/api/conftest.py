@@ -1,13 +1,10 @@
 """A small published world for the API tests, plus the JSON helpers every file uses."""
 
-import copy
 from http import HTTPStatus
-
-import pytest
 
 from rules.content.models import Entry, Source
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
-from tests.module_world import written_once
+from tests.module_world import fixtures
 
 BASE = "http://testserver"
 
@@ -41,23 +38,6 @@ def set_changed_at(model, when, **lookup) -> None:
 def result_ids(client, url, key="id"):
     """The ``key`` of every item on one page of the list at ``url``."""
     return [item[key] for item in get_json(client, url)["results"]]
-
-
-@pytest.fixture(scope="module")
-def _world_of_the_module(request, django_db_setup, django_db_blocker):
-    """The world written once for a module whose every test asks for it
-    (``tests.module_world``); else None, and every test writes its own."""
-    with written_once(request, django_db_blocker, "world", build_world) as world:
-        yield world
-
-
-@pytest.fixture
-def world(db, _world_of_the_module):
-    """The module's world (``_world_of_the_module``); its instances copied for each test,
-    so what one test changes in Python (its writes are rolled back) no other sees."""
-    if _world_of_the_module is None:
-        return build_world()
-    return copy.deepcopy(_world_of_the_module)
 
 
 @written_together
@@ -139,3 +119,7 @@ def build_world() -> dict:
         "erratum": erratum,
         "question": question,
     }
+
+
+# Written once for a module whose every test asks for it (tests.module_world).
+_world_of_the_module, world = fixtures(build_world, "world")

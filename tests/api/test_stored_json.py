@@ -14,6 +14,7 @@ from rules.content.querysets import Status
 from rules.derived import stored_json
 from rules.derived.models import PublicItem
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -38,9 +39,8 @@ def _uncached(settings):
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
 
 
-@pytest.fixture
 @written_together
-def world():
+def build_world():
     game = make_game(slug="blue-moon", name="Blue Moon", localized_names={"de": "Blauer Mond"})
     source = make_source(game=game, title="Rulebook", official=True)
     fight = make_entry(game=game, title="Fight", body="Roll the die. See [[Boost]].", source=source, number="4.1")
@@ -52,6 +52,10 @@ def world():
     make_entry(game=other, title="Night", body="Dark « quotes » and \u2028 a separator.")
     return {"game": game, "source": source, "fight": fight, "boost": boost, "kampf": kampf, "erratum": erratum,
             "question": question}  # fmt: skip
+
+
+# Written once for the module (tests.module_world): every test asks for it.
+_world_of_the_module, world = fixtures(build_world, "world")
 
 
 def fresh(client, monkeypatch, url, **headers) -> bytes:
