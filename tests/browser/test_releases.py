@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from rules.content.models import Entry
 from rules.content.releases import Release
-from tests.browser.test_accessibility import AXE, SCHEMES, VIEWPORTS, describe
+from tests.browser.test_accessibility import VIEWPORTS, axe_in_each_scheme
 from tests.importing.test_releases import SETS, document_texts, import_version
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -41,30 +41,29 @@ def test_release_pages_read_well_and_have_no_axe_violation(live_server, browser,
     pages = release_pages()
     v1_texts = list(document_texts(NAME, "v1").values())
     found = {}
-    for scheme in SCHEMES:
-        for viewport, size in {**VIEWPORTS, "phone-390": {"width": 390, "height": 844}}.items():
-            context = browser.new_context(viewport=size, color_scheme=scheme)
-            page = context.new_page()
-            try:
-                for name, path in pages.items():
-                    response = page.goto(live_server.url + path)
-                    assert response.status == 200, path
-                    if name.startswith("as-of"):
-                        banner = page.get_by_role("note").first
-                        assert "as it was in Comprehensive Rules v1" in banner.inner_text()
-                        assert banner.get_by_role("link", name="Read the current text").is_visible()
-                        # The text itself, as v1 printed it: words, not tags.
-                        body = page.locator("article .body").inner_text()
-                        assert "<p>" not in body and "</" not in body, body[:80]
-                        assert any(rule in " ".join(body.split()) for rule in v1_texts), body[:80]
-                    if name == "release":
-                        assert page.locator("h2", has_text="Rules renumbered").is_visible()
-                    violations = describe(AXE.run(page))
+    for viewport, size in {**VIEWPORTS, "phone-390": {"width": 390, "height": 844}}.items():
+        context = browser.new_context(viewport=size)
+        page = context.new_page()
+        try:
+            for name, path in pages.items():
+                response = page.goto(live_server.url + path)
+                assert response.status == 200, path
+                if name.startswith("as-of"):
+                    banner = page.get_by_role("note").first
+                    assert "as it was in Comprehensive Rules v1" in banner.inner_text()
+                    assert banner.get_by_role("link", name="Read the current text").is_visible()
+                    # The text itself, as v1 printed it: words, not tags.
+                    body = page.locator("article .body").inner_text()
+                    assert "<p>" not in body and "</" not in body, body[:80]
+                    assert any(rule in " ".join(body.split()) for rule in v1_texts), body[:80]
+                if name == "release":
+                    assert page.locator("h2", has_text="Rules renumbered").is_visible()
+                for scheme, violations in axe_in_each_scheme(page):  # light and dark
                     if violations:
                         found[f"{name} {scheme} {viewport}"] = violations
                     save_screenshot(page, f"release-{name}-{scheme}-{viewport}")
-            finally:
-                context.close()
+        finally:
+            context.close()
     assert found == {}
 
 
@@ -117,36 +116,35 @@ def test_the_release_picker_the_compare_view_and_a_removed_rule_s_page_read_well
     entry = Entry.objects.published().get(pk=Release.objects.get(source__game__slug=NAME, version="v3").changes.filter(
         change="renumbered").first().item_id)  # fmt: skip
     found = {}
-    for scheme in SCHEMES:
-        for viewport, size in {"desktop": VIEWPORTS["desktop"], "phone-390": {"width": 390, "height": 844}}.items():
-            context = browser.new_context(viewport=size, color_scheme=scheme)
-            page = context.new_page()
-            try:
-                # The picker: choose a release, press Read (an ordinary form: no script needed).
-                page.goto(live_server.url + pages["renumbered"])
-                page.get_by_label("Read this rule as of").select_option("v1")
-                page.get_by_role("button", name="Read").click()
-                page.wait_for_url(lambda url: "as_of=v1" in url)
-                assert "as it was in Comprehensive Rules v1" in page.get_by_role("note").first.inner_text()
-                assert page.get_by_label("Read this rule as of").input_value() == "v1"
-                # The compare view, reached from the history across releases.
-                page.goto(live_server.url + entry.get_absolute_url())
-                open_the_compare_view(page)
-                # A removed rule's old address: 410, in the reader's language, with its last text.
-                response = page.goto(live_server.url + "/nl/games/blue-moon/rules/regel-11/")
-                assert response.status == 410
-                assert "Deze regel is verwijderd in" in page.get_by_role("note").first.inner_text()
-                assert page.locator("article .body").inner_text().strip()
-                for name in ("compare", "removed"):
-                    if name == "compare":
-                        page.goto(live_server.url + entry.get_absolute_url())
-                        open_the_compare_view(page)
-                    else:
-                        page.goto(live_server.url + "/nl/games/blue-moon/rules/regel-11/")
-                    violations = describe(AXE.run(page))
+    for viewport, size in {"desktop": VIEWPORTS["desktop"], "phone-390": {"width": 390, "height": 844}}.items():
+        context = browser.new_context(viewport=size)
+        page = context.new_page()
+        try:
+            # The picker: choose a release, press Read (an ordinary form: no script needed).
+            page.goto(live_server.url + pages["renumbered"])
+            page.get_by_label("Read this rule as of").select_option("v1")
+            page.get_by_role("button", name="Read").click()
+            page.wait_for_url(lambda url: "as_of=v1" in url)
+            assert "as it was in Comprehensive Rules v1" in page.get_by_role("note").first.inner_text()
+            assert page.get_by_label("Read this rule as of").input_value() == "v1"
+            # The compare view, reached from the history across releases.
+            page.goto(live_server.url + entry.get_absolute_url())
+            open_the_compare_view(page)
+            # A removed rule's old address: 410, in the reader's language, with its last text.
+            response = page.goto(live_server.url + "/nl/games/blue-moon/rules/regel-11/")
+            assert response.status == 410
+            assert "Deze regel is verwijderd in" in page.get_by_role("note").first.inner_text()
+            assert page.locator("article .body").inner_text().strip()
+            for name in ("compare", "removed"):
+                if name == "compare":
+                    page.goto(live_server.url + entry.get_absolute_url())
+                    open_the_compare_view(page)
+                else:
+                    page.goto(live_server.url + "/nl/games/blue-moon/rules/regel-11/")
+                for scheme, violations in axe_in_each_scheme(page):  # light and dark
                     if violations:
                         found[f"{name} {scheme} {viewport}"] = violations
                     save_screenshot(page, f"release-{name}-{scheme}-{viewport}")
-            finally:
-                context.close()
+        finally:
+            context.close()
     assert found == {}
