@@ -165,7 +165,8 @@ def test_every_type_is_found_with_its_api_url(client, corpus):
 
 def test_search_paginates_like_every_list(client, db):
     game = make_game(slug="brewing")
-    made = {make_entry(game=game, title=f"Zymurgy rule {i}", body="zymurgy").pk for i in range(25)}
+    with unit_of_work():  # one pipeline run, as an import
+        made = {make_entry(game=game, title=f"Zymurgy rule {i}", body="zymurgy").pk for i in range(25)}
     first = get_json(client, f"{SEARCH}?q=zymurgy&page_size=10")
     assert first["count"] == 25 and first["truncated"] is False
     assert first["previous"] is None
@@ -460,8 +461,9 @@ def test_drafts_are_never_suggested(client, corpus):
 
 
 def test_at_most_8_suggestions_unless_asked(client, db):
-    for i in range(25):
-        make_entry(title=f"Zymurgy {i:02}")
+    with unit_of_work():  # one pipeline run, as an import
+        for i in range(25):
+            make_entry(title=f"Zymurgy {i:02}")
     assert len(get_json(client, f"{SUGGEST}?q=zym")["results"]) == 8
     assert len(get_json(client, f"{SUGGEST}?q=zym&limit=3")["results"]) == 3
     assert len(get_json(client, f"{SUGGEST}?q=zym&limit=500")["results"]) == 20  # capped

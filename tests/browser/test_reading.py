@@ -13,6 +13,7 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import expect
 
+from rules.content.journal import unit_of_work
 from tests.browser.reading import build_reading_game
 from tests.builds import goto_built
 from tests.factories import make_entry, make_game
@@ -200,10 +201,11 @@ POLISH = {
 def test_letter_links_jump_to_titles_in_the_languages_order(live_server, open_page, viewport, save_screenshot):
     game = make_game(slug="litery", name="Gra liter")
     titles = [title for group in POLISH.values() for title in group]
-    for title in reversed(titles):  # written in another order than shown
-        make_entry(game=game, language="pl", title=title, body=f"Opis: {title}.")
-    for n in range(1, 41):  # rule sections below the glossary: a page long enough to scroll
-        make_entry(game=game, language="pl", kind="section", number=str(n), title=f"Rozdział {n}", order=n)
+    with unit_of_work():  # one pipeline run, as an import
+        for title in reversed(titles):  # written in another order than shown
+            make_entry(game=game, language="pl", title=title, body=f"Opis: {title}.")
+        for n in range(1, 41):  # rule sections below the glossary: a page long enough to scroll
+            make_entry(game=game, language="pl", kind="section", number=str(n), title=f"Rozdział {n}", order=n)
     page = open_page(viewport)
     page.goto(f"{live_server.url}/pl/games/litery/")
 
