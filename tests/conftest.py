@@ -29,11 +29,12 @@ def django_db_setup(django_db_setup, django_db_blocker):
     """pytest-django's test databases, with what is still connected to a PostgreSQL test
     database disconnected before it is dropped at the session's end.
 
-    Two connections outlive the tests that opened them: the ones the test code used while
-    Playwright's sync API ran (it runs the test code in a context of its own, with its
-    own connection objects: tests/browser/conftest.py closes them, but a test that fails
-    mid-way may not), and those of the live server's threads that kept a browser's
-    connection alive: they close it when the browser has gone, in their own time. Left
+    Two kinds of connection outlive the tests that opened them: the ones the test code
+    used while Playwright's sync API ran (it runs the test code in a context of its own,
+    with its own connection objects: tests/browser/conftest.py closes them when the
+    browser closes, unless closing it fails), and those of the live server's threads that
+    kept a browser's connection alive: they close it when the browser has gone, in their
+    own time. Left
     connected, the database cannot be dropped ("is being accessed by other users"), and
     each run left its test databases behind on the server."""
     yield
