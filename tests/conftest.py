@@ -3,6 +3,14 @@
 import pytest
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    """Transactional tests end and start cheaply (tests/transactional.py)."""
+    from tests.transactional import install
+
+    install()
+
+
 @pytest.fixture(autouse=True)
 def _clear_cache():
     from django.core.cache import cache
