@@ -115,7 +115,10 @@ def pytest_collection_modifyitems(items):
     ids (post_migrate); a later test with ``serialized_rollback`` then loads the rows it
     saved at the start, with the old ids, and fails on their unique names. In one
     process the files' order kept those tests apart; spread over workers (pytest-xdist,
-    ``make test``) any order happens."""
+    ``make test``) any order happens.
+
+    Then, in each module, the tests that read rows written once for it come first
+    (tests/module_world.py)."""
     for item in items:
         marker = item.get_closest_marker("django_db")
         fixtures = getattr(item, "fixturenames", ())
@@ -125,6 +128,19 @@ def pytest_collection_modifyitems(items):
         if transactional and not (marker is not None and marker.kwargs.get("serialized_rollback")):
             kwargs = {**(marker.kwargs if marker is not None else {}), "transaction": True, "serialized_rollback": True}
             item.add_marker(pytest.mark.django_db(**kwargs), append=False)
+    # Each module's tests that read rows written once for it first (tests/module_world.py).
+    from tests.module_world import in_world_order
+
+    in_world_order(items)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Before a test's fixtures: the rows written once for its module that it does not ask
+    for are rolled back (tests/module_world.py), so it never finds them."""
+    from tests.module_world import close_unasked
+
+    close_unasked(item)
 
 
 @pytest.hookimpl(hookwrapper=True)

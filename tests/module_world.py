@@ -1,14 +1,22 @@
-"""Rows written once for a whole test module, as Django's ``setUpTestData`` writes a class's.
+"""Rows written once for the tests of a module that read them, as Django's
+``setUpTestData`` writes a class's.
 
-A module whose every test reads the same rows (the API's world, the imported demo) wrote
-them in every test: a unit of work or an import per test (every derived step, the stored
+A module whose tests read the same rows (the API's world, the imported demo) wrote them
+in every test: a unit of work or an import per test (every derived step, the stored
 JSON, the search index). ``written_once`` writes them once, in a transaction kept open
-while the module's tests run (each test in its own, a savepoint rolled back after it) and
-rolled back when the module ends.
+while the module's tests that ask for them run (each test in its own, a savepoint rolled
+back after it), and rolled back before the first test of the module that does not ask
+for them, or when the module ends.
 
-Only for a module whose every test asks for the rows (no test finds rows it did not ask
-for) and none is transactional (a live server, ``transaction=True``: those flush the
-database, and commit). In any other module it gives None, and each test writes its own.
+- **No test sees rows it did not ask for.** Before each test, ``close_unasked`` rolls
+  back every open module transaction the test does not ask for (tests/conftest.py's
+  ``pytest_runtest_setup``), and ``in_world_order`` (its ``pytest_collection_modifyitems``)
+  puts the tests of each module that ask for its rows first, in their order, then the
+  others in theirs, so the rows are written once. A test that asks for them after they
+  were rolled back writes its own, as every test did before.
+- **Not when any test asking for them is transactional** (a live server,
+  ``transaction=True``): those flush the database, and commit. Each test then writes
+  its own.
 
 ``fixtures(write, "world")`` makes the pair a module (or a conftest) declares:
 ``_world_of_the_module, world = fixtures(build_world, "world")``. Each test gets a deep
@@ -17,7 +25,7 @@ rolled back) no other sees.
 
 What differs from rows written per test: on PostgreSQL, ``now()`` in SQL is the time the
 outermost transaction began, so a timestamp the database sets (``Now()``) in a test is
-the module's start, not the test's.
+the module's start, not the test's; and a test's ids come after the module's rows'.
 """
 
 import contextlib
@@ -29,33 +37,100 @@ import pytest
 from django.db import transaction
 
 
+class Written:
+    """Rows written once, in a transaction open until ``close``."""
+
+    def __init__(self, rows, stack: contextlib.ExitStack):
+        self.rows, self._stack, self.closed = rows, stack, False
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self._stack.close()
+
+
+# (module name, fixture name) → its rows while their transaction is open
+_open: dict[tuple[str, str], Written] = {}
+
+
 @contextlib.contextmanager
-def written_once(request, django_db_blocker, fixture: str, write: Callable) -> Iterator:
-    """``write()``'s result, written once for ``request``'s module (a module-scoped
-    fixture's request) if each of its tests asks for ``fixture``; else None."""
-    tests = [item for item in request.session.items if item.module is request.module]
-    if any(_transactional(item) or fixture not in item.fixturenames for item in tests):
+def written_once(request, django_db_blocker, fixture: str, write: Callable) -> Iterator[Written | None]:
+    """``write()``'s rows, written once for ``request``'s module (a module-scoped
+    fixture's request) unless a test of it asking for ``fixture`` is transactional
+    (then None)."""
+    asking = [item for item in request.session.items if item.module is request.module and fixture in item.fixturenames]
+    if any(_transactional(item) for item in asking):
         yield None
         return
-    with django_db_blocker.unblock(), transaction.atomic():
-        yield write()
-        transaction.set_rollback(True)
+    stack = contextlib.ExitStack()
+    stack.enter_context(django_db_blocker.unblock())
+    stack.enter_context(transaction.atomic())
+    stack.callback(transaction.set_rollback, True)  # run first when the stack closes
+    try:
+        written = Written(write(), stack)
+    except BaseException:
+        stack.close()
+        raise
+    key = (request.module.__name__, fixture)
+    _open[key] = written
+    try:
+        yield written
+    finally:
+        written.close()
+        _open.pop(key, None)
+
+
+def close_unasked(item) -> None:
+    """Roll back the rows written once in ``item``'s module that ``item`` does not ask for."""
+    for (module, fixture), written in list(_open.items()):
+        if module == item.module.__name__ and fixture not in item.fixturenames:
+            written.close()
+            del _open[(module, fixture)]
+
+
+def in_world_order(items: list) -> None:
+    """In each run of consecutive tests of one module, those asking for rows written once
+    first (``fixtures``), in their order, then the others in theirs."""
+    start = 0
+    while start < len(items):
+        end = start
+        while end < len(items) and getattr(items[end], "module", None) is getattr(items[start], "module", None):
+            end += 1
+        run = items[start:end]
+        asked = [_worlds(item) for item in run]
+        names = sorted(set().union(*asked))
+        if names:
+            order = sorted(range(len(run)), key=lambda n: tuple(name not in asked[n] for name in names))
+            items[start:end] = [run[n] for n in order]
+        start = end
+
+
+def _worlds(item) -> set[str]:
+    """The fixtures made by ``fixtures`` that ``item`` asks for."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return set()
+    return {
+        name
+        for name, definitions in info.name2fixturedefs.items()
+        if definitions and getattr(definitions[-1].func, "written_once_as", None) == name
+    }
 
 
 def fixtures(write: Callable, name: str) -> tuple:
     """(the module-scoped fixture ``_<name>_of_the_module``, the fixture ``name``) for
-    ``write``'s rows: written once for a module whose every test asks for ``name``
+    ``write``'s rows: written once for the module's tests that ask for ``name``
     (``written_once``), else once per test."""
     module_name = f"_{name}_of_the_module"
 
     @pytest.fixture(scope="module", name=module_name)
     def of_the_module(request, django_db_setup, django_db_blocker):
-        with written_once(request, django_db_blocker, name, write) as rows:
-            yield rows
+        with written_once(request, django_db_blocker, name, write) as written:
+            yield written
 
     def each_test(db, **module):
-        rows = module[module_name]
-        return write() if rows is None else copy.deepcopy(rows)
+        written = module[module_name]
+        return write() if written is None or written.closed else copy.deepcopy(written.rows)
 
     # Asks for the module's fixture by its name, so that pytest sets it up before the
     # test's transaction (``db``), as it sets up every wider-scoped fixture a test asks
@@ -65,6 +140,7 @@ def fixtures(write: Callable, name: str) -> tuple:
     each_test.__signature__ = inspect.Signature(
         [inspect.Parameter("db", inspect.Parameter.POSITIONAL_OR_KEYWORD), inspect.Parameter(module_name, keyword)]
     )
+    each_test.written_once_as = name
     return of_the_module, pytest.fixture(name=name)(each_test)
 
 
