@@ -15,6 +15,7 @@ from rules.builds.booklet_pdf import render_pdf
 from rules.content.models import Entry, Source
 from tests.builds import content_of, get_built
 from tests.factories import make_entry, make_erratum, make_game, make_source, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -55,9 +56,8 @@ def fonts_used(reader: PdfReader) -> set[str]:
     }
 
 
-@pytest.fixture
 @written_together
-def game():
+def build_game():
     game = make_game(slug="gra", name="Gra", localized_names={"pl": "Gra planszowa"})
     source = make_source(game=game, language="pl", title="Instrukcja", kind=Source.Kind.RULEBOOK, version="1.2")
     turn = make_entry(
@@ -77,6 +77,10 @@ def game():
         corrected_text="Rzuć dwiema kośćmi.", affects=[attack],
     )  # fmt: skip
     return game
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 def test_the_pdf_holds_title_page_contents_entries_and_footnotes(client, game):

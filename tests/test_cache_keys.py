@@ -13,19 +13,23 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from tests.factories import make_entry, make_game, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
 BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 
 
-@pytest.fixture
 @written_together
-def game():
+def build_game():
     game = make_game(slug="blue-moon", name="Blue Moon")
     for n in range(25):
         make_entry(game=game, title=f"Rule {n:02}", body="Roll the die and move.")
     return game
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 def get(client, url, **headers):

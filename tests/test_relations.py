@@ -18,13 +18,13 @@ from rules.derived import relations
 from rules.moderation.translations import link
 from tests.admin.forms import submit_change_form
 from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
 @written_together
-def world():
+def build_world():
     game = make_game(slug="space-fleet", name="Space Fleet")
     rules = make_entry(game=game, title="Combat", kind=Entry.Kind.SECTION, number="5")
     attack = make_entry(game=game, title="Attack", parent=rules, body="Roll for [[Defence]].", see_also=["Shields"])
@@ -39,6 +39,10 @@ def world():
         "game": game, "rules": rules, "attack": attack, "defence": defence, "shields": shields,
         "angriff": angriff, "erratum": erratum, "question": question, "other": other,
     }  # fmt: skip
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_world_of_the_module, world = fixtures(build_world, "world")
 
 
 def assert_up_to_date() -> None:

@@ -11,21 +11,25 @@ from rules.content import version as content_version
 from rules.content.models import Entry, Erratum
 from rules.content.querysets import Status
 from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
 DUMMY_CACHE = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
 
 
-@pytest.fixture
 @written_together
-def world():
+def build_world():
     game = make_game(slug="blue-moon", name="Blue Moon")
     fight = make_entry(game=game, title="Fight", body="Roll the die.")
     boost = make_entry(game=game, title="Boost", body="Then [[Fight]].", see_also=["Fight"])
     erratum = make_erratum(game=game, title="Fix", corrected_text="Roll twice.", affects=[fight])
     question = make_question(game=game, question="Roll?", answer="Yes.", related_entries=[fight])
     return {"game": game, "fight": fight, "boost": boost, "erratum": erratum, "question": question}
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_world_of_the_module, world = fixtures(build_world, "world")
 
 
 def urls(world) -> list[str]:

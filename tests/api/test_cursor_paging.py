@@ -8,18 +8,22 @@ import pytest
 
 from rules.content.models import Entry
 from tests.factories import make_entry, make_game
+from tests.module_world import fixtures
 
 from .conftest import get_json
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def ten(db):
+def build_ten():
     """Row by row (not ``written_together``): each entry's public ``updated_at`` differs, so
     a cursor of that ordering carries a position, not only an offset."""
     game = make_game(slug="zehn")
     return [make_entry(game=game, language="de", title=f"Eintrag {n:02d}") for n in range(10)]
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_ten_of_the_module, ten = fixtures(build_ten, "ten")
 
 
 def crawl(client, url: str, between=None) -> list[dict]:

@@ -12,6 +12,7 @@ from rules.content.models import Entry
 from rules.content.querysets import Status
 from rules.search.previews import EXCERPT_LENGTH, HTML_HEAD, MAX_TERMS, excerpt
 from tests.factories import make_entry, make_game, written_together
+from tests.module_world import fixtures
 
 from .conftest import BASE, get_json
 from .test_contract import validate
@@ -29,9 +30,8 @@ def lookup_url(*terms, **params) -> str:
     return f"{LOOKUP}?{urlencode([*params.items(), *(('term', t) for t in terms)])}"
 
 
-@pytest.fixture
 @written_together
-def tavern(db):
+def build_tavern():
     """A game in English and German with a long entry, aliases and a translation."""
     game = make_game(
         slug="tavern-brawl", name="Tavern Brawl", localized_names={"de": "Kneipenschlägerei"}
@@ -60,6 +60,10 @@ def tavern(db):
     )
     plan = make_entry(game=game, language="fr", title="Tabouret", body="Un tabouret.")
     return {"game": game, "stool": stool, "hocker": hocker, "tabouret": plan}
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_tavern_of_the_module, tavern = fixtures(build_tavern, "tavern")
 
 
 # --- excerpts ------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from rules.content.journal import unit_of_work
 from rules.content.querysets import Status
 from rules.search import MAX_RESULTS, TYPES
 from tests.factories import make_entry, make_erratum, make_game, make_many_entries, make_question, written_together
+from tests.module_world import fixtures
 
 from .conftest import BASE, get_json
 
@@ -40,9 +41,8 @@ def found(client, url) -> set[tuple[str, int]]:
     return {(hit["type"], hit["id"]) for hit in hits(client, url)}
 
 
-@pytest.fixture
 @written_together
-def corpus(db):
+def build_corpus():
     """One game with an entry, an erratum and a question about "quixotic" in English,
     the entry in German, the word in another game, and a draft that must never show."""
     game = make_game(slug="zephyr-quest", name="Zephyr Quest")
@@ -95,6 +95,10 @@ def corpus(db):
         "elsewhere": elsewhere,
         "draft": draft,
     }
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_corpus_of_the_module, corpus = fixtures(build_corpus, "corpus")
 
 
 # --- The contract --------------------------------------------------------------------------

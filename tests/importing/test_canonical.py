@@ -23,13 +23,13 @@ from rules.importing.canonical import (
     import_canonical,
 )
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
+from tests.module_world import fixtures
 
 SLUG = "marvel-champions"
 
 
-@pytest.fixture
 @written_together
-def game(db) -> Game:
+def build_game() -> Game:
     """Varied content in three languages; the order numbers put a child before its parent."""
     game = make_game(
         slug=SLUG,
@@ -83,6 +83,10 @@ def game(db) -> Game:
         related_entries=[erschoepfen], order=1,
     )
     return game
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 def wipe() -> None:

@@ -7,14 +7,14 @@ from django.conf import settings
 
 from rules.content.querysets import Status
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
+from tests.module_world import fixtures
 
 UI_LANGUAGES = [code for code, _name in settings.LANGUAGES]
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
 @written_together
-def world():
+def build_world():
     game = make_game(slug="ownership-game", name="Ownership Game", localized_names={"de": "Besitzspiel"})
     source = make_source(game=game, language="de", title="Regelreferenz")
     besitz = make_entry(
@@ -53,6 +53,10 @@ def world():
         "erratum": erratum,
         "question": question,
     }
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_world_of_the_module, world = fixtures(build_world, "world")
 
 
 def page_urls(world):

@@ -12,16 +12,20 @@ import pytest
 from rules.content.models import Entry
 from rules.content.releases import Release
 from tests.importing.test_releases import DOCUMENTS, SETS, import_version
+from tests.module_world import fixtures
 
 NAME = SETS[0]
 EXPECTED = json.loads((DOCUMENTS / NAME / "expected.json").read_text(encoding="utf-8"))
 
 
-@pytest.fixture
-def released(db):
+def build_released():
     for version in ("v1", "v2", "v3"):
         import_version(NAME, version)
     return {release.version: release for release in Release.objects.filter(source__game__slug=NAME)}
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_released_of_the_module, released = fixtures(build_released, "released")
 
 
 def text(response) -> str:

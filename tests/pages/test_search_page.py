@@ -9,6 +9,7 @@ from rules.content.journal import unit_of_work
 from rules.pages.views import SEARCH_PAGE_SIZE
 from rules.search import MAX_QUERY_LENGTH, MAX_RESULTS, SearchResults
 from tests.factories import make_entry, make_erratum, make_game, make_many_entries, make_question, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -34,9 +35,8 @@ def count_of(html: str) -> str:
     return re.search(r'<p class="results-count" role="status">([^<]*)</p>', html).group(1)
 
 
-@pytest.fixture
 @written_together
-def world():
+def build_world():
     tokens = make_game(slug="token-game", name="Token Game", localized_names={"de": "Markerspiel"})
     other = make_game(slug="other-game", name="Other Game")
     reaction = make_entry(
@@ -61,6 +61,10 @@ def world():
         "erratum": erratum,
         "question": question,
     }
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_world_of_the_module, world = fixtures(build_world, "world")
 
 
 def test_results_link_to_their_pages_with_matches_highlighted(client, world):
