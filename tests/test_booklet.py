@@ -9,6 +9,7 @@ from rules.content.models import Entry, Source
 from rules.content.querysets import Status
 from tests.builds import content_of, get_built
 from tests.factories import make_entry, make_erratum, make_game, make_source, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -45,9 +46,8 @@ def glossary_game():
     return game
 
 
-@pytest.fixture
 @written_together
-def rules_game():
+def build_rules_game():
     game = make_game(slug="rules-game", name="Rules Game")
     source = make_source(game=game, title="Core Rulebook", kind=Source.Kind.RULEBOOK, version="v2")
 
@@ -69,6 +69,10 @@ def rules_game():
     )
     make_erratum(game=game, title="Draft erratum", corrected_text="Not yet.", affects=[casting], status=Status.DRAFT)
     return game
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_rules_game_of_the_module, rules_game = fixtures(build_rules_game, "rules_game")
 
 
 class TestGlossaryBooklet:

@@ -16,6 +16,7 @@ from rules.content.journal import unit_of_work
 from rules.content.querysets import Status
 from tests.builds import content_of, get_built, run_background_tasks
 from tests.factories import make_entry, make_game, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -27,13 +28,16 @@ def build_tasks():
     return DBTaskResult.objects.filter(task_path=build_file.module_path)
 
 
-@pytest.fixture
 @written_together
-def game():
+def build_game():
     game = make_game(slug="mond", name="Mond")
     for n, title in enumerate(["Angriff", "Bewegung", "Karte", "Zug"]):
         make_entry(game=game, language="de", title=title, body=f"Regeltext {n}. " * 30)
     return game
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 def plain(client, url=URL, **headers):

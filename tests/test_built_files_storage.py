@@ -22,6 +22,7 @@ from rules.jobs.models import WorkerBeat
 from rulesite.settings.base import built_files_storage
 from tests.builds import content_of, get_built, run_background_tasks
 from tests.factories import make_entry, make_game, written_together
+from tests.module_world import fixtures
 from tests.services import s3_server
 
 pytestmark = pytest.mark.django_db
@@ -30,13 +31,16 @@ URL = "/de/games/mond/print/glossary/"
 PDF = "/de/games/mond/print/glossary.pdf"
 
 
-@pytest.fixture
 @written_together
-def game():
+def build_game():
     game = make_game(slug="mond", name="Mond")
     for n, title in enumerate(["Angriff", "Bewegung", "Karte", "Zug"]):
         make_entry(game=game, language="de", title=title, body=f"Regeltext {n}. " * 30)
     return game
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 @pytest.fixture(scope="module")

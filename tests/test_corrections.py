@@ -13,6 +13,7 @@ from rules.derived import corrections
 from rules.derived.corrections import ErratumText, apply_errata, correct
 from rules.shared.markdown import render_markdown
 from tests.factories import make_entry, make_erratum, make_game
+from tests.module_world import fixtures
 from tests.stored import assert_stored_as_computed
 
 
@@ -191,12 +192,15 @@ def assert_stored_equals_fresh() -> None:
     assert_stored_as_computed(corrections, "corrections")
 
 
-@pytest.fixture
-def attack():
+def build_attack():
     game = make_game(slug="dice-war", name="Dice War")
     entry = make_entry(game=game, title="Attack", body="Roll 3 dice and deal 1 damage per hit.\n\nSee [[Defence]].")
     make_entry(game=game, title="Defence", body="Block.")
     return entry
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_attack_of_the_module, attack = fixtures(build_attack, "attack")
 
 
 def page(client, entry) -> str:

@@ -15,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from rules.moderation.permissions import MODERATORS_GROUP
 from tests.admin.conftest import make_staff
 from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -37,14 +38,17 @@ def directives(response) -> dict[str, str]:
     return {part[0]: part[1] if len(part) > 1 else "" for part in parts}
 
 
-@pytest.fixture
 @written_together
-def world():
+def build_world():
     game = make_game(slug="blue-moon", name="Blue Moon")
     fight = make_entry(game=game, title="Fight", body="Roll the die.")
     make_erratum(game=game, title="Fix", corrected_text="Roll twice.", affects=[fight])
     make_question(game=game, question="Roll?", answer="Yes.", related_entries=[fight])
     return {"game": game, "fight": fight}
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_world_of_the_module, world = fixtures(build_world, "world")
 
 
 def public_urls(world) -> list[str]:

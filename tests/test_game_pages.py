@@ -12,6 +12,7 @@ from rules.content.querysets import Status
 from rules.derived import game_pages
 from rules.derived.models import GameLanguage
 from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -22,12 +23,15 @@ def listed(client, url: str) -> list[str]:
     return re.findall(r'<li><a href="/[a-z]{2}/games/[^"]+/rules/[^"]+/">([^<]+)</a>', html)
 
 
-@pytest.fixture
-def game():
+def build_game():
     game = make_game(slug="nightfall", name="Nightfall")
     make_entry(game=game, title="Wound", body="Take one.")
     make_entry(game=game, title="Ärger", body="Trouble.", language="de")
     return game
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 def test_the_lists_follow_every_write(client, game):

@@ -20,6 +20,7 @@ from rules.importing.pipeline import SourceInfo
 from tests.admin.forms import form_pairs
 from tests.builds import run_background_tasks
 from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -47,9 +48,12 @@ def actions(rows) -> list[tuple]:
     return [(row.kind, row.object_id, row.action) for row in rows]
 
 
-@pytest.fixture
-def game():
+def build_game():
     return make_game(slug="mond", name="Mond")
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 @pytest.fixture

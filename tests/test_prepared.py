@@ -7,6 +7,7 @@ from rules.content.prepared import PreparedQuery
 from rules.content.querysets import Status
 from rules.pages.stored_pages import ENTRY_PAGE_VERSIONS
 from tests.factories import make_entry, make_game, make_source, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -19,9 +20,8 @@ def page_queryset(game, slug):
     return Entry.objects.published().filter(game__slug=game, slug=slug).for_page().order_by()
 
 
-@pytest.fixture
 @written_together
-def versions():
+def build_versions():
     game = make_game(slug="prepared-game", name="Prepared")
     source = make_source(game=game, language="de", title="Regelreferenz")
     german = make_entry(game=game, language="de", title="Besitz", slug="besitz", source=source, aliases=["Kontrolle"])
@@ -29,6 +29,10 @@ def versions():
     make_entry(game=game, language="pl", title="Szkic", slug="besitz", status=Status.DRAFT)
     make_entry(game=make_game(slug="other-game"), language="de", title="Besitz", slug="besitz")
     return game, german, english
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_versions_of_the_module, versions = fixtures(build_versions, "versions")
 
 
 def test_it_loads_every_field_and_the_related_rows_the_queryset_loads(versions, django_assert_num_queries):

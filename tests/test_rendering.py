@@ -8,6 +8,7 @@ from rules.content.models import Entry
 from rules.content.querysets import Status
 from rules.derived import pipeline, rendering
 from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -16,9 +17,12 @@ def stored(obj, field="body_html") -> str:
     return getattr(type(obj).objects.get(pk=obj.pk), field)
 
 
-@pytest.fixture
-def game():
+def build_game():
     return make_game(slug="blue-moon", name="Blue Moon")
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 def test_reading_pages_and_the_api_renders_no_markdown(client, game, monkeypatch):

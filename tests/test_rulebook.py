@@ -12,6 +12,7 @@ from rules.content.models import Entry, Source
 from rules.content.querysets import Status
 from rules.derived.relations import compute
 from tests.factories import make_entry, make_game, make_source, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -31,9 +32,8 @@ def titles(items):
     return [item["title"] if item else None for item in items]
 
 
-@pytest.fixture
 @written_together
-def book():
+def build_book():
     """A rulebook whose sections were added out of document order: the tree decides."""
     game = make_game(slug="tiny-epic", name="Tiny Epic")
     source = make_source(game=game, title="Rulebook", kind=Source.Kind.RULEBOOK)
@@ -45,6 +45,10 @@ def book():
     reactions = section(game, "Reactions", 6, parent=play, number="2.2a", source=source)
     end = section(game, "End of the Game", 3, number="3", source=source)
     return game, source, {e.title: e for e in (setup, turn, draw, play, reactions, end)}
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_book_of_the_module, book = fixtures(build_book, "book")
 
 
 class TestReadingOrder:

@@ -14,14 +14,14 @@ from rules.derived import corrections, translation_status
 from rules.moderation.translations import base_version
 from tests.admin.forms import submit_change_form
 from tests.factories import make_entry, make_erratum, make_game, written_together
+from tests.module_world import fixtures
 from tests.stored import assert_stored_as_computed
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
 @written_together
-def world():
+def build_world():
     game = make_game(slug="river-run", name="River Run")
     rowing = make_entry(game=game, title="Rowing", body="Row 2 spaces. Then rest.\n\nA [[Boat]] may row once.")
     boat = make_entry(game=game, title="Boat", body="A boat holds 3 rowers.")
@@ -31,6 +31,10 @@ def world():
                         translation_key=rowing.translation_key, translation_of=rowing,
                         translation_base=base_version(rowing))  # fmt: skip
     return {"game": game, "rowing": rowing, "boat": boat, "fix": fix, "rudern": rudern}
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_world_of_the_module, world = fixtures(build_world, "world")
 
 
 def assert_up_to_date() -> None:

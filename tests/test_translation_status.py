@@ -11,20 +11,27 @@ from rules.content.querysets import Status
 from rules.derived import translation_status
 from rules.moderation.translations import TranslationError, link, mark_up_to_date, start_translation, unlink
 from tests.factories import make_entry, make_game
+from tests.module_world import fixtures
 from tests.stored import assert_stored_as_computed
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def boss():
+def build_boss():
     return get_user_model().objects.create_superuser("boss", "boss@example.org", "a-long-password")
 
 
-@pytest.fixture
-def exhaust():
+# Written once for the module's tests that read it (tests.module_world).
+_boss_of_the_module, boss = fixtures(build_boss, "boss")
+
+
+def build_exhaust():
     game = make_game(slug="card-fight", name="Card Fight")
     return make_entry(game=game, title="Exhaust", body="Turn the card sideways. An exhausted card cannot attack.")
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_exhaust_of_the_module, exhaust = fixtures(build_exhaust, "exhaust")
 
 
 def fresh(entry) -> Entry:

@@ -13,6 +13,7 @@ from tests.admin.conftest import make_staff
 from tests.admin.forms import submit_change_form
 from tests.admin.test_activity import activity
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -36,9 +37,12 @@ def errors_of(response, field: str = "change_reason") -> list[str]:
     return response.context["adminform"].form.errors.get(field, [])
 
 
-@pytest.fixture
-def game():
+def build_game():
     return make_game(name="Arkham Horror")
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 ITEMS = {

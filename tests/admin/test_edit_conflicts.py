@@ -14,6 +14,7 @@ from rules.moderation.permissions import MODERATORS_GROUP
 from tests.admin.conftest import make_staff
 from tests.admin.forms import form_data
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
+from tests.module_world import fixtures
 
 
 def change_url(obj) -> str:
@@ -27,8 +28,7 @@ def open_form(client, obj) -> dict:
     return form_data(response, f"{obj._meta.model_name}_form")
 
 
-@pytest.fixture
-def two_moderators(db):
+def build_two_moderators():
     alice, bob = make_staff("alice", MODERATORS_GROUP), make_staff("bob", MODERATORS_GROUP)
     alice.first_name, alice.last_name = "Alice", "Adams"
     alice.save()
@@ -38,9 +38,16 @@ def two_moderators(db):
     return a, b
 
 
-@pytest.fixture
-def entry(db):
+# Written once for the module's tests that read it (tests.module_world).
+_two_moderators_of_the_module, two_moderators = fixtures(build_two_moderators, "two_moderators")
+
+
+def build_entry():
     return make_entry(title="Exhaust", body="To exhaust a card, turn it sideways.")
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_entry_of_the_module, entry = fixtures(build_entry, "entry")
 
 
 class TestConcurrentEntryEdits:

@@ -18,20 +18,27 @@ from rules.content.models import Entry, Erratum
 from rules.content.querysets import Status
 from tests.admin.forms import form_data, submit_change_form
 from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
 PICKER = "/admin/rules/entry/picker/"
 
 
-@pytest.fixture
-def arkham():
+def build_arkham():
     return make_game(name="Arkham Horror", slug="arkham")
 
 
-@pytest.fixture
-def marvel():
+# Written once for the module's tests that read it (tests.module_world).
+_arkham_of_the_module, arkham = fixtures(build_arkham, "arkham")
+
+
+def build_marvel():
     return make_game(name="Marvel Champions", slug="marvel")
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_marvel_of_the_module, marvel = fixtures(build_marvel, "marvel")
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from rules.importing import ImportOptions, import_document
 from rules.importing.pipeline import SourceInfo
 from tests.admin.test_edit_conflicts import change_url, open_form
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
+from tests.module_world import fixtures
 
 GLOSSARY = """\
 Exhaust
@@ -56,9 +57,12 @@ def edit(client, obj, **changes):
     obj.refresh_from_db()
 
 
-@pytest.fixture
-def entry(db):
+def build_entry():
     return make_entry(title="Exhaust", body="To exhaust a card, turn it sideways.", see_also=["Ready"])
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_entry_of_the_module, entry = fixtures(build_entry, "entry")
 
 
 class TestEveryChangeIsAVersionWithWhoAndWhy:

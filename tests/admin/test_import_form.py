@@ -13,18 +13,22 @@ from rules.moderation.permissions import MODERATORS_GROUP
 from tests.admin.test_import_upload import IMPORT_URL, RULEBOOK, html, section, staff
 from tests.builds import run_background_tasks
 from tests.factories import make_entry, make_game, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
 @written_together
-def dutch_game(db):
+def build_dutch_game():
     game = make_game(slug="blauwe-maan", name="Blauwe Maan")
     source = Source.objects.create(game=game, language="nl", title="Spelregels", kind="rulebook", version="1")
     for n in range(3):
         make_entry(game=game, language="nl", title=f"Regel {n}", source=source)
     return game
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_dutch_game_of_the_module, dutch_game = fixtures(build_dutch_game, "dutch_game")
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from rules.content.models import Entry
 from rules.moderation.permissions import MODERATORS_GROUP
 from tests.builds import run_background_tasks
 from tests.factories import make_entry, make_game
+from tests.module_world import fixtures
 
 IMPORT_URL = "/admin/rules/entry/import/"
 
@@ -90,9 +91,12 @@ def client_(client, moderator):
     return client
 
 
-@pytest.fixture
-def game(db):
+def build_game():
     return make_game(slug="burgen", name="Burgen und Drachen")
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 def upload(client, content: str | bytes, name: str = "glossar.txt", **fields):

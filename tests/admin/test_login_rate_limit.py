@@ -5,6 +5,8 @@ address lock that pair out for a while; other users and a timely right password 
 import pytest
 from django.urls import reverse
 
+from tests.module_world import fixtures
+
 from .conftest import make_staff
 
 PASSWORD = "a-long-password"  # make_staff's password
@@ -34,9 +36,12 @@ def is_logged_in(client) -> bool:
     return client.get(reverse("admin:index")).status_code == 200
 
 
-@pytest.fixture
-def alice(db):
+def build_alice():
     return make_staff("alice")
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_alice_of_the_module, alice = fixtures(build_alice, "alice")
 
 
 @pytest.mark.django_db

@@ -17,6 +17,7 @@ from rules.moderation.permissions import MODERATORS_GROUP
 from tests.admin.conftest import make_staff
 from tests.admin.forms import form_pairs
 from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -52,14 +53,17 @@ def without_suggest_link(page: str) -> str:
     return re.sub(r'<p class="suggest-link".*?</p>', "", page, flags=re.DOTALL)
 
 
-@pytest.fixture
 @written_together
-def game():
+def build_game():
     game = make_game(slug="reaction-game", name="Reaction Game")
     make_entry(game=game, title="Exhaust", body="Turn the card sideways.")
     make_entry(game=game, title="Secret Rule", body="Not yet.", status=Status.DRAFT)
     make_entry(game=game, language="de", title="Bereit", body="Aufrecht.")
     return game
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 # --- the preview renders what the public page renders ----------------------------------

@@ -16,6 +16,7 @@ from rules.content.querysets import Status
 from tests.admin.forms import form_data
 from tests.builds import run_background_tasks
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -34,9 +35,12 @@ def edit(client, obj, form_id: str, **changes):
     return client.post(change_url(obj), data)
 
 
-@pytest.fixture
-def games(db):
+def build_games():
     return make_game(name="Arkham Files"), make_game(name="Bluemoon Saga")
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_games_of_the_module, games = fixtures(build_games, "games")
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from rules.content.models import Entry
 from rules.content.querysets import Status
 from tests.admin.forms import submit_change_form
 from tests.factories import make_entry, make_game
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -50,9 +51,12 @@ def unlink_url(entry, other) -> str:
     return reverse("admin:rules_entry_translation_unlink", args=[entry.pk, other.pk])
 
 
-@pytest.fixture
-def game():
+def build_game():
     return make_game(name="Arcadia", slug="arcadia")
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from rules.content.querysets import Status
 from rules.moderation import worklists
 from tests.admin.conftest import make_staff
 from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
+from tests.module_world import fixtures
 
 WANTED = reverse("admin:worklist_wanted")
 EVERY_LABEL = {"asked": "1"}  # the wanted list shows the labels two entries ask for unless asked
@@ -54,9 +55,8 @@ def change_url(entry) -> str:
 # --- Wanted entries -------------------------------------------------------------------
 
 
-@pytest.fixture
 @written_together
-def wanted_world():
+def build_wanted_world():
     game = make_game(name="Arcadia")
     asking = [
         make_entry(game=game, title="Attack", see_also=["Reaction"]),
@@ -65,6 +65,10 @@ def wanted_world():
         make_entry(game=game, title="Movement", see_also=["Terrain"]),
     ]
     return game, asking
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_wanted_world_of_the_module, wanted_world = fixtures(build_wanted_world, "wanted_world")
 
 
 def test_wanted_lists_each_label_once_with_the_entries_that_ask(moderator_client, wanted_world):

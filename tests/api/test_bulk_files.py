@@ -13,13 +13,13 @@ from tests.api.conftest import get_json
 from tests.builds import content_of, get_built, run_background_tasks
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
 from tests.mirror import FeedMirror, paged
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
 @written_together
-def two_games(db):
+def build_two_games():
     moon = make_game(slug="mond", name="Mond")
     source = make_source(game=moon, language="de", title="Regeln")
     zug = make_entry(game=moon, language="de", title="Zug", body="Siehe [[Karte]].", source=source)
@@ -31,6 +31,10 @@ def two_games(db):
     sun = make_game(slug="sonne", name="Sonne")
     make_entry(game=sun, language="en", title="Ray", body="Light.")
     return moon, sun
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_two_games_of_the_module, two_games = fixtures(build_two_games, "two_games")
 
 
 def bulk_file(client, url: str) -> dict:

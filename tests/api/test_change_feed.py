@@ -22,6 +22,7 @@ from rules.importing.pipeline import SourceInfo
 from tests.api.conftest import get_json
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
 from tests.mirror import FeedMirror, paged
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -48,9 +49,8 @@ def summary(changes: list[dict]) -> list[tuple]:
     return [(change["kind"], change["id"], change["action"]) for change in changes]
 
 
-@pytest.fixture
 @written_together
-def moon(db):
+def build_moon():
     game = make_game(slug="mondbasis", name="Mondbasis")
     source = make_source(game=game, language="de", title="Regelheft")
     entries = {
@@ -58,6 +58,10 @@ def moon(db):
         for title in ("Zug", "Rakete", "Krater")
     }
     return game, source, entries
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_moon_of_the_module, moon = fixtures(build_moon, "moon")
 
 
 # --- what appears, and how --------------------------------------------------------------

@@ -6,13 +6,13 @@ import pytest
 
 from rules.content.querysets import Status
 from tests.factories import make_entry, make_erratum, make_game, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
 @written_together
-def versions():
+def build_versions():
     game = make_game(slug="crown-war", name="Crown War", localized_names={"de": "Kronenkrieg"})
     english = make_entry(game=game, title="Ownership", body="The **owner** of a card.")
     german = make_entry(game=game, language="de", title="Besitz", body="Der **Besitzer** einer Karte.",
@@ -20,6 +20,10 @@ def versions():
     polish = make_entry(game=game, language="pl", title="Własność", body="**Właściciel** karty.",
                         translation_key=english.translation_key)  # fmt: skip
     return {"game": game, "en": english, "de": german, "pl": polish}
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_versions_of_the_module, versions = fixtures(build_versions, "versions")
 
 
 def get(client, url: str):

@@ -11,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from rules.content.journal import unit_of_work
 from rules.content.querysets import Status
 from tests.factories import make_entry, make_erratum, make_game, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -48,9 +49,12 @@ def touch(obj, minutes_ago: int) -> None:
     )
 
 
-@pytest.fixture
-def game():
+def build_game():
     return make_game(slug="moon", name="Blue Moon", localized_names={"de": "Blauer Mond"})
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 def test_site_feed_lists_published_entries_newest_first(client, game):

@@ -11,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from rules.content.querysets import Status
 from tests.builds import content_of, get_built, run_background_tasks, sitemap_documents
 from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -41,9 +42,12 @@ def set_updated(obj, day: int) -> None:
     )
 
 
-@pytest.fixture
-def game():
+def build_game():
     return make_game(slug="moon", name="Blue Moon")
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 def test_published_entries_at_their_canonical_urls_with_lastmod(client, game):

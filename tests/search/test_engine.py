@@ -14,6 +14,7 @@ from rules.content.querysets import Status
 from rules.search import MAX_RESULTS, QueryTooLong, search, suggest
 from rules.search.models import SearchDocument
 from tests.factories import make_entry, make_erratum, make_game, make_many_entries, make_question
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -22,9 +23,12 @@ def titles(results) -> list[str]:
     return [hit.title for hit in results.hits]
 
 
-@pytest.fixture
-def game():
+def build_game():
     return make_game(slug="heroes", name="Heroes")
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 class TestLanguages:

@@ -14,6 +14,7 @@ from rules.moderation.translations import link
 from rules.search import search
 from rules.search.questions import read
 from tests.factories import make_entry, make_game, make_question, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -22,9 +23,12 @@ def titles(results, n=3) -> list[str]:
     return [hit.title for hit in results.hits[:n]]
 
 
-@pytest.fixture
-def game():
+def build_game():
     return make_game(slug="lanterns", name="Lanterns of Wyck")
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 @pytest.fixture

@@ -18,13 +18,17 @@ from rules.content.querysets import Status
 from rules.search import fuzzy, search
 from rules.search.models import SearchDocument, SearchWord
 from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def game():
+def build_game():
     return make_game(slug="heroes", name="Heroes")
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,7 @@ from django.test import Client
 from rules.moderation.models import Suggestion
 from rules.pages.suggestion_form import MAX_FORM_AGE
 from tests.factories import make_entry, make_erratum, make_game, written_together
+from tests.module_world import fixtures
 
 from .sending import fields, hidden_value, later, opened
 
@@ -22,14 +23,17 @@ ERRATUM = "/en/games/blue-moon/errata/exhaust/suggest/"
 PROPOSAL = "Turn the card sideways. It is exhausted."
 
 
-@pytest.fixture
 @written_together
-def game():
+def build_game():
     game = make_game(slug="blue-moon", name="Blue Moon")
     make_entry(game=game, title="Exhaust", slug="exhaust", body="Turn the card sideways. It is exausted.")
     make_entry(game=game, title="Ready", slug="ready", body="Turn it upright.")
     make_erratum(game=game, title="Exhaust", slug="exhaust", corrected_text="Exhausted cards cannot attack.")
     return game
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_game_of_the_module, game = fixtures(build_game, "game")
 
 
 def refused_with(response, message: str) -> str:

@@ -11,6 +11,7 @@ import pytest
 from rules.moderation import suggestion_limits, suggestions
 from rules.moderation.models import Suggestion
 from tests.factories import make_entry, make_game
+from tests.module_world import fixtures
 
 from .sending import fields, later, opened, send
 
@@ -21,11 +22,14 @@ URL = "/en/games/blue-moon/rules/exhaust/suggest/"
 OTHER_URL = "/en/games/blue-moon/rules/ready/suggest/"
 
 
-@pytest.fixture
-def entry():
+def build_entry():
     game = make_game(slug="blue-moon", name="Blue Moon")
     make_entry(game=game, title="Ready", slug="ready", body="Turn it upright.")
     return make_entry(game=game, title="Exhaust", slug="exhaust", body=BODY)
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_entry_of_the_module, entry = fixtures(build_entry, "entry")
 
 
 def test_twenty_sends_from_four_addresses_do_not_refuse_a_fifth(client, entry):

@@ -13,6 +13,7 @@ from rules.content.querysets import Status
 from rules.moderation import suggestions
 from rules.moderation.models import COMMENT_MAX_LENGTH, PROPOSAL_MAX_LENGTH, Suggestion
 from tests.factories import make_entry, make_erratum, make_game, make_question
+from tests.module_world import fixtures
 
 from .sending import hidden_value, later, opened, send
 
@@ -22,10 +23,13 @@ BODY = "Turn the card sideways. It is exausted."
 FIXED = "Turn the card sideways. It is exhausted."
 
 
-@pytest.fixture
-def entry():
+def build_entry():
     game = make_game(slug="blue-moon", name="Blue Moon", localized_names={"de": "Blauer Mond"})
     return make_entry(game=game, title="Exhaust", slug="exhaust", body=BODY)
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_entry_of_the_module, entry = fixtures(build_entry, "entry")
 
 
 def suggest_url(entry, language="en") -> str:

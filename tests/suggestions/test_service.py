@@ -10,20 +10,27 @@ from rules.content.querysets import Status
 from rules.moderation import suggestions
 from rules.moderation.models import COMMENT_MAX_LENGTH, PROPOSAL_MAX_LENGTH, BlockedAddress, Suggestion
 from tests.factories import make_entry, make_erratum, make_question
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
 ADDRESS = "203.0.113.7"
 
 
-@pytest.fixture
-def moderator():
+def build_moderator():
     return User.objects.create_user("mod", "mod@example.org", "a-long-password", is_staff=True)
 
 
-@pytest.fixture
-def entry():
+# Written once for the module's tests that read it (tests.module_world).
+_moderator_of_the_module, moderator = fixtures(build_moderator, "moderator")
+
+
+def build_entry():
     return make_entry(title="Exhaust", body="Turn the card sideways. It is exausted.")
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_entry_of_the_module, entry = fixtures(build_entry, "entry")
 
 
 def send(target, **kwargs):

@@ -16,6 +16,7 @@ from rules.moderation import suggestions
 from rules.moderation.models import Suggestion
 from rules.shared.diffing import word_diff_html
 from tests.factories import make_entry, make_game
+from tests.module_world import fixtures
 
 from .sending import send
 
@@ -28,9 +29,12 @@ MARK = "<ins>FROM-THE-STORED-DIFF</ins>"
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def entry():
+def build_entry():
     return make_entry(game=make_game(slug="blue-moon", name="Blue Moon"), title="Exhaust", slug="exhaust", body=BODY)
+
+
+# Written once for the module's tests that read it (tests.module_world).
+_entry_of_the_module, entry = fixtures(build_entry, "entry")
 
 
 def stored(suggestion: Suggestion, **diffs) -> None:
