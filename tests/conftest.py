@@ -107,6 +107,7 @@ def _migrated_once():
         sys.modules["tests.processes"].remove_migrated()
 
 
+@pytest.hookimpl(trylast=True)  # after pytest's own order (by parameters of wider scopes)
 def pytest_collection_modifyitems(items):
     """Every transactional test restores the migrated rows when it ends (Django's
     serialized rollback), whatever its own marker says.

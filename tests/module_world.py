@@ -21,7 +21,10 @@ for them, or when the module ends.
 ``fixtures(write, "world")`` makes the pair a module (or a conftest) declares:
 ``_world_of_the_module, world = fixtures(build_world, "world")``. Each test gets a deep
 copy of what ``write`` returned, so what one test changes in Python (its writes are
-rolled back) no other sees.
+rolled back) no other sees. With ``by=("kind", "status")`` the rows depend on those
+module-scoped fixtures (parametrized: ``write(kind=…, status=…)``), and are written once
+for each of their combinations: pytest runs a module's tests grouped by such parameters,
+and makes the module's fixture again, its rows rolled back first, for each group.
 
 What differs from rows written per test: on PostgreSQL, ``now()`` in SQL is the time the
 outermost transaction began, so a timestamp the database sets (``Now()``) in a test is
@@ -117,31 +120,37 @@ def _worlds(item) -> set[str]:
     }
 
 
-def fixtures(write: Callable, name: str) -> tuple:
+def fixtures(write: Callable, name: str, by: tuple[str, ...] = ()) -> tuple:
     """(the module-scoped fixture ``_<name>_of_the_module``, the fixture ``name``) for
     ``write``'s rows: written once for the module's tests that ask for ``name``
-    (``written_once``), else once per test."""
+    (``written_once``), for each combination of the module-scoped fixtures ``by``,
+    else once per test."""
     module_name = f"_{name}_of_the_module"
+    keyword = inspect.Parameter.KEYWORD_ONLY
 
-    @pytest.fixture(scope="module", name=module_name)
-    def of_the_module(request, django_db_setup, django_db_blocker):
-        with written_once(request, django_db_blocker, name, write) as written:
+    def of_the_module(request, django_db_setup, django_db_blocker, **values):
+        with written_once(request, django_db_blocker, name, lambda: write(**values)) as written:
             yield written
 
-    def each_test(db, **module):
-        written = module[module_name]
-        return write() if written is None or written.closed else copy.deepcopy(written.rows)
+    def each_test(db, **asked):
+        written = asked.pop(module_name)
+        return write(**asked) if written is None or written.closed else copy.deepcopy(written.rows)
 
-    # Asks for the module's fixture by its name, so that pytest sets it up before the
-    # test's transaction (``db``), as it sets up every wider-scoped fixture a test asks
-    # for first: asked from inside (``request.getfixturevalue``), its transaction would
-    # be opened inside the first test's.
-    keyword = inspect.Parameter.KEYWORD_ONLY
+    # Each asks for what it needs by name (pytest reads the signature). The test's asks
+    # for the module's fixture, so that pytest sets it up before the test's transaction
+    # (``db``), as it sets up every wider-scoped fixture a test asks for first: asked from
+    # inside (``request.getfixturevalue``), its transaction would be opened inside the
+    # first test's.
+    given = [inspect.Parameter(value, keyword) for value in by]
+    of_the_module.__signature__ = inspect.Signature(
+        [inspect.Parameter(arg, keyword) for arg in ("request", "django_db_setup", "django_db_blocker")] + given
+    )
     each_test.__signature__ = inspect.Signature(
         [inspect.Parameter("db", inspect.Parameter.POSITIONAL_OR_KEYWORD), inspect.Parameter(module_name, keyword)]
+        + given
     )
     each_test.written_once_as = name
-    return of_the_module, pytest.fixture(name=name)(each_test)
+    return pytest.fixture(scope="module", name=module_name)(of_the_module), pytest.fixture(name=name)(each_test)
 
 
 def _transactional(item) -> bool:

@@ -18,6 +18,7 @@ import pytest
 from rules.content.querysets import Status
 from tests.builds import sitemap_documents
 from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -70,19 +71,20 @@ def make_item(kind: str, game, words: tuple[str, str], status: str, anchor) -> I
     return Item(obj, title, body)
 
 
-@pytest.fixture(params=HIDDEN_STATUSES)
+# Module-scoped, so that pytest runs the tests grouped by kind and status, and the world
+# of each pair is written once for its tests (tests.module_world).
+@pytest.fixture(scope="module", params=HIDDEN_STATUSES)
 def status(request):
     return request.param
 
 
-@pytest.fixture(params=KINDS)
+@pytest.fixture(scope="module", params=KINDS)
 def kind(request):
     return request.param
 
 
-@pytest.fixture
 @written_together
-def world(kind, status):
+def build_world(kind, status):
     """A game with a published anchor entry, a published control item and a hidden item.
 
     Errata and questions touch the anchor (so its page and API detail show them). Hidden
@@ -102,6 +104,9 @@ def world(kind, status):
             related_entries=[anchor, control.obj, hidden.obj],
         )
     return {"kind": kind, "anchor": anchor, "control": control, "hidden": hidden}
+
+
+_world_of_the_module, world = fixtures(build_world, "world", by=("kind", "status"))
 
 
 # --- Surfaces: each returns the text a reader or client gets ("" for a 404) --------------
@@ -164,15 +169,7 @@ SHOWN_ON = {
 }  # fmt: skip
 
 
-CASES = [
-    pytest.param(kind, surface, id=f"{kind}-{surface.replace(' ', '-')}")
-    for kind in KINDS
-    for surface in SHOWN_ON[kind]
-]
-
-
-@pytest.mark.parametrize(("kind", "surface"), CASES, indirect=["kind"])
-def test_hidden_items_never_show(client, world, surface):
+def hidden_items_never_show(client, world, surface):
     show = SURFACES[surface]
     control, hidden = world["control"], world["hidden"]
 
@@ -184,7 +181,27 @@ def test_hidden_items_never_show(client, world, surface):
         assert word not in text, f"the {hidden.obj.status} item's {word!r} shows on the {surface}"
 
 
-@pytest.mark.parametrize("kind", KINDS, indirect=True)
+# One test per kind (each of its surfaces a case), so that its kind is a module-scoped
+# parameter: pytest then runs each kind and status's cases together, on one world.
+@pytest.mark.parametrize("surface", SHOWN_ON["entry"])
+@pytest.mark.parametrize("kind", ["entry"], indirect=True, scope="module")
+def test_hidden_entries_never_show(client, world, surface):
+    hidden_items_never_show(client, world, surface)
+
+
+@pytest.mark.parametrize("surface", SHOWN_ON["erratum"])
+@pytest.mark.parametrize("kind", ["erratum"], indirect=True, scope="module")
+def test_hidden_errata_never_show(client, world, surface):
+    hidden_items_never_show(client, world, surface)
+
+
+@pytest.mark.parametrize("surface", SHOWN_ON["question"])
+@pytest.mark.parametrize("kind", ["question"], indirect=True, scope="module")
+def test_hidden_questions_never_show(client, world, surface):
+    hidden_items_never_show(client, world, surface)
+
+
+@pytest.mark.parametrize("kind", KINDS, indirect=True, scope="module")
 def test_hidden_items_have_no_page_or_api_detail(client, world):
     route = API_ROUTES[world["kind"]]
     control, hidden = world["control"].obj, world["hidden"].obj

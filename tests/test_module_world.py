@@ -2,8 +2,8 @@
 seen by exactly those tests, and written again by a test that asks after they are gone.
 
 The tests are listed here out of the order they run in: tests/conftest.py runs those
-asking for both worlds first, then those asking for "moon" only, then "sun" only, then
-the rest (``in_world_order``); the counts below say so.
+asking for both worlds first, then those asking for "moon" only, then "painted", then
+"sun" only, then the rest (``in_world_order``); the counts below say so.
 """
 
 import pytest
@@ -65,3 +65,27 @@ def test_each_test_gets_its_own_copy(moon):
 def test_a_test_asking_after_the_rows_were_rolled_back_writes_its_own(sun):
     assert games() == {"sun"}
     assert WRITTEN == {"moon": 1, "sun": 2}
+
+
+# Rows that depend on a module-scoped parameter: written once for each of its values.
+@pytest.fixture(scope="module", params=["red", "blue"])
+def colour(request):
+    return request.param
+
+
+PAINTED = {"red": 0, "blue": 0}
+
+
+def build_painted(colour):
+    PAINTED[colour] += 1
+    return make_game(slug=f"painted-{colour}", name=colour.title())
+
+
+_painted_of_the_module, painted = fixtures(build_painted, "painted", by=("colour",))
+
+
+@pytest.mark.parametrize("coat", [1, 2, 3])
+def test_rows_of_a_parameter_are_written_once_for_each_of_its_values(painted, colour, coat):
+    assert games() == {f"painted-{colour}"}
+    assert painted.name == colour.title()
+    assert PAINTED[colour] == 1
