@@ -20,6 +20,7 @@ from tests.admin.test_import_upload import (
     GLOSSARY,
     IMPORT_URL,
     RULEBOOK,
+    _game_of_the_module,
     client_,
     game,
     html,
@@ -30,7 +31,9 @@ from tests.admin.test_import_upload import (
 from tests.builds import run_background_tasks
 from tests.factories import make_game
 
-__all__ = ["client_", "game", "moderator"]  # the upload tests' fixtures, used here too
+# The upload tests' fixtures, used here too (the game's rows written once for this module
+# as for that one: tests.module_world).
+__all__ = ["_game_of_the_module", "client_", "game", "moderator"]
 
 pytestmark = pytest.mark.django_db
 
