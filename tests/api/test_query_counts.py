@@ -9,6 +9,7 @@ count would be higher.
 import pytest
 
 from tests.factories import make_entry, make_erratum, make_game, make_question, make_source, written_together
+from tests.module_world import fixtures
 
 from .conftest import get_json
 
@@ -45,6 +46,16 @@ def populate(n: int) -> None:
         make_entry(game=make_game(), language="nl")  # one more game with content
 
 
+# The number of entries, module-scoped: pytest runs the tests grouped by it, and the
+# game of each size is written once for its tests (tests.module_world).
+@pytest.fixture(scope="module", params=[2, 20])
+def n(request):
+    return request.param
+
+
+_populated_of_the_module, populated = fixtures(populate, "populated", by=("n",))
+
+
 # The queries of one page, whatever its length; each starts with the content version
 # (rulesite.response_cache), read before the cache is asked:
 QUERIES = {
@@ -59,21 +70,17 @@ QUERIES = {
 }
 
 
-@pytest.mark.parametrize("n", [2, 20])
 @pytest.mark.parametrize(("url", "queries"), QUERIES.items())
-def test_list_queries_do_not_grow_with_items(
-    client, db, django_assert_num_queries, n, url, queries
-):
-    populate(n)
+def test_list_queries_do_not_grow_with_items(client, populated, django_assert_num_queries, n, url, queries):
     with django_assert_num_queries(queries):
         data = get_json(client, url)
     assert len(data["results"]) >= n
 
 
-def test_an_unfiltered_list_is_counted_once_per_content_version(client, db, django_assert_num_queries):
+@pytest.mark.parametrize("n", [2], indirect=True, scope="module")
+def test_an_unfiltered_list_is_counted_once_per_content_version(client, populated, django_assert_num_queries):
     """A second page size of the same list needs no count until content changes; a new,
     an unpublished and a deleted entry each show in the next count at once."""
-    populate(2)
     before = get_json(client, "/api/v1/entries/?page_size=100")["count"]
     with django_assert_num_queries(2):  # version, page
         assert get_json(client, "/api/v1/entries/?page_size=99")["count"] == before
@@ -91,10 +98,8 @@ def test_an_unfiltered_list_is_counted_once_per_content_version(client, db, djan
     assert get_json(client, "/api/v1/games/?page_size=99")["count"] == games + 1
 
 
-@pytest.mark.parametrize("n", [2, 20])
-def test_entries_measured_are_fully_linked(client, db, n):
+def test_entries_measured_are_fully_linked(client, populated, n):
     """The entries of the query-count test really carry every relation."""
-    populate(n)
     data = get_json(client, "/api/v1/entries/?language=en&kind=glossary&page_size=100")
     assert data["count"] == n
     for entry in data["results"]:
@@ -106,8 +111,8 @@ def test_entries_measured_are_fully_linked(client, db, n):
         assert entry["parent"]["title"] == "Section" and entry["source"] is not None
 
 
-def test_entry_detail_query_count(client, db, django_assert_num_queries):
-    populate(20)
+@pytest.mark.parametrize("n", [20], indirect=True, scope="module")
+def test_entry_detail_query_count(client, populated, django_assert_num_queries):
     entry_id = get_json(client, "/api/v1/entries/?language=en&kind=glossary")["results"][0]["id"]
     # version, the entry (with game and source, and its stored relations)
     with django_assert_num_queries(2):

@@ -6,6 +6,7 @@ from django.test.utils import CaptureQueriesContext
 
 from rules.pages import stored_pages
 from tests.factories import make_entry, make_erratum, make_game, make_question, written_together
+from tests.module_world import fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -22,6 +23,15 @@ def build(n: int):
     return game, hub
 
 
+def build_both():
+    """A game of 2 entries and one of 25, each with its hub (``build``)."""
+    return {"small": build(2), "big": build(25)}
+
+
+# Written once for the module's tests (tests.module_world).
+_games_of_the_module, games = fixtures(build_both, "games")
+
+
 @pytest.fixture(autouse=True)
 def _uncached(settings):
     """The rendering path is measured: the whole-response cache is off."""
@@ -35,9 +45,8 @@ def count_queries(client, url: str) -> int:
 
 
 @pytest.mark.parametrize("page", ["entry", "game", "errata", "faq", "home"])
-def test_query_count_does_not_grow(client, page, django_assert_num_queries):
-    small_game, small_hub = build(2)
-    big_game, big_hub = build(25)
+def test_query_count_does_not_grow(client, games, page, django_assert_num_queries):
+    (small_game, small_hub), (big_game, big_hub) = games["small"], games["big"]
     urls = {
         "entry": lambda game, hub: hub.url_in("en"),
         "game": lambda game, hub: f"/en/games/{game.slug}/",
@@ -50,28 +59,28 @@ def test_query_count_does_not_grow(client, page, django_assert_num_queries):
         client.get(urls(big_game, big_hub))
 
 
-def test_entry_page_reads_the_entry_row_only(client, django_assert_num_queries):
+def test_entry_page_reads_the_entry_row_only(client, games, django_assert_num_queries):
     """The content version, then the entry with its game and source: everything it
     shows of other items is stored with it when anything is written (rules.derived.relations),
     and, in the same query, the page the worker stored (rules.pages.stored_pages)."""
-    game, hub = build(5)
+    _game, hub = games["big"]
     with django_assert_num_queries(2):
         response = client.get(hub.url_in("en"))
     html = response.content.decode()
-    for i in range(5):
+    for i in range(25):
         assert f">Term {i}</a>" in html  # see also, and referenced by
         assert f"Erratum {i}</a>" in html
         assert f"Question {i}?" in html
     assert "Missing" in html and "xref-wanted" in html  # a label with no entry: not a link
 
 
-def test_game_page_reads_stored_lists_not_entries(client):
+def test_game_page_reads_stored_lists_not_entries(client, games):
     """The content version, the game's language rows with the page the worker stored
     beside them (none yet: rules.pages.stored_game_pages), the same rows with their lists
     and counts (stored: rules.derived.game_pages), its sources (their releases too, when
     it has any): no query lists entries, errata or questions, whatever the size of the
     game. With the page stored, the lists are not read at all."""
-    game, _hub = build(25)
+    game, _hub = games["big"]
     with CaptureQueriesContext(connection) as queries:
         html = client.get(f"/en/games/{game.slug}/").content.decode()
     assert len(queries) == 4
