@@ -209,7 +209,7 @@ def test_a_body_saved_from_the_browser_keeps_plain_line_ends_and_a_short_history
 
 def test_the_change_form_s_queries_do_not_grow_with_its_cross_references(moderator_client):
     """Each cross-reference row of the form names the entry it belongs to: read with the
-    rows, not once a row (an entry with 158 of them took 3 s to open)."""
+    rows, not once a row (an entry of 157 took 1.4-1.7 s to open)."""
     game = make_game()
 
     @written_together
