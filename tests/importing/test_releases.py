@@ -18,6 +18,7 @@ from django.core.management import call_command
 
 from rules.content.models import Entry, EntryRedirect, Game
 from rules.content.releases import Release, ReleaseChange, entry_as_of, former_number
+from tests.module_world import fixtures
 
 DOCUMENTS = Path(__file__).parent / "documents" / "releases"
 SETS = sorted(path.name for path in DOCUMENTS.iterdir() if path.is_dir())
@@ -89,20 +90,44 @@ def document_texts(name: str, version: str) -> dict[str, str]:
     return out
 
 
-@pytest.mark.django_db
-@pytest.mark.parametrize("name", SETS)
-def test_each_release_lists_exactly_what_changed(name):
+VERSIONS = ("v1", "v2", "v3")
+
+
+def import_each_version(document_set: str) -> dict:
+    """The set's versions imported one after the other: for each, its import's report
+    and, right after it, the game's entries with a text (id, text) and their texts by
+    number."""
+    imported = {}
+    for version in VERSIONS:
+        report = import_version(document_set, version)
+        entries = list(Entry.objects.filter(game__slug=document_set).exclude(body="").values_list("pk", "body"))
+        imported[version] = {"report": report, "entries": entries, "texts": texts(document_set)}
+    return imported
+
+
+# The document set, module-scoped: pytest runs the tests grouped by it, and the three
+# imports of each set are made once for the tests that read them (tests.module_world).
+@pytest.fixture(scope="module", params=SETS)
+def document_set(request):
+    return request.param
+
+
+_imported_of_the_module, imported = fixtures(import_each_version, "imported", by=("document_set",))
+
+
+def test_each_release_lists_exactly_what_changed(document_set, imported):
+    name = document_set
     expected = json.loads((DOCUMENTS / name / "expected.json").read_text(encoding="utf-8"))
-    first = import_version(name, "v1")
+    first = imported["v1"]["report"]
     assert first["release"] == "v1"
     assert {line["change"] for line in first["changes"]} == {"added"}
     previous = {"v2": "v1", "v3": "v2"}
     for version in ("v2", "v3"):
-        report = import_version(name, version)
+        report, now = imported[version]["report"], imported[version]["texts"]
         assert as_expected(report["changes"]) == sorted(
             expected[version], key=lambda line: (line["change"], line["number"], line.get("previous_number", ""))
         ), version
-        assert texts(name) == {**texts(name), **document_texts(name, version)}
+        assert now == {**now, **document_texts(name, version)}
         # A section renamed under its number is that section, re-titled; its rules'
         # titles made from it are listed above, re-titled too.
         then, now = document_headings(name, previous[version]), document_headings(name, version)
@@ -139,15 +164,13 @@ def test_an_unchanged_reimport_lists_nothing_and_a_new_label_makes_an_empty_rele
     assert release.changes.count() == 0
 
 
-@pytest.mark.django_db
-@pytest.mark.parametrize("name", SETS)
-def test_entries_read_as_each_release_had_them(name):
+def test_entries_read_as_each_release_had_them(document_set, imported):
+    name = document_set
     ids_by_text: dict[str, int] = {}
-    for version in ("v1", "v2", "v3"):
-        import_version(name, version)
-        for entry in Entry.objects.filter(game__slug=name).exclude(body=""):
+    for version in VERSIONS:
+        for pk, body in imported[version]["entries"]:
             # A rule keeps its identity: the same text is always the same entry.
-            assert ids_by_text.setdefault(entry.body, entry.pk) == entry.pk
+            assert ids_by_text.setdefault(body, pk) == pk
     releases = {r.version: r for r in Release.objects.filter(source__game__slug=name)}
     for version, release in releases.items():
         wanted = document_texts(name, version)
@@ -168,12 +191,9 @@ def test_entries_read_as_each_release_had_them(name):
         assert {wanted[number] for number in set(wanted) - set(seen)} <= removed_later, version
 
 
-@pytest.mark.django_db
-@pytest.mark.parametrize("name", SETS)
-def test_an_old_number_finds_where_its_rule_went(name):
+def test_an_old_number_finds_where_its_rule_went(document_set, imported):
+    name = document_set
     expected = json.loads((DOCUMENTS / name / "expected.json").read_text(encoding="utf-8"))
-    for version in ("v1", "v2", "v3"):
-        import_version(name, version)
     game = Game.objects.get(slug=name)
     moves = {version: {c["previous_number"]: c["number"] for c in expected[version] if c.get("previous_number")}
              for version in ("v2", "v3")}  # fmt: skip
