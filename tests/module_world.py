@@ -52,7 +52,8 @@ class Written:
             self._stack.close()
 
 
-# (module name, fixture name) → its rows while their transaction is open
+# (module name, fixture name) → its rows while their transaction is open, in the order
+# they were opened (each transaction inside the ones before it)
 _open: dict[tuple[str, str], Written] = {}
 
 
@@ -84,11 +85,16 @@ def written_once(request, django_db_blocker, fixture: str, write: Callable) -> I
 
 
 def close_unasked(item) -> None:
-    """Roll back the rows written once in ``item``'s module that ``item`` does not ask for."""
-    for (module, fixture), written in list(_open.items()):
-        if module == item.module.__name__ and fixture not in item.fixturenames:
-            written.close()
-            del _open[(module, fixture)]
+    """Roll back the rows written once in ``item``'s module that ``item`` does not ask for.
+    Their transactions nest in the order they were opened (``_open``'s), so those opened
+    after an unasked one are rolled back first, even if asked for (a test asking for them
+    then writes its own): closed out of order, the outer transaction would roll back to
+    the inner one's savepoint and keep its own rows."""
+    opened = [key for key in _open if key[0] == item.module.__name__]
+    unasked = [n for n, (_module, fixture) in enumerate(opened) if fixture not in item.fixturenames]
+    if unasked:
+        for key in reversed(opened[unasked[0]:]):
+            _open.pop(key).close()
 
 
 def in_world_order(items: list) -> None:
