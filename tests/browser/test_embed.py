@@ -20,7 +20,7 @@ from rules.content.journal import unit_of_work
 from tests.factories import make_entry, make_game, written_together
 
 from .conftest import CSPViolations
-from .test_previews import DESKTOP, LAYOUT_SHIFT, PHONE, shot
+from .test_previews import DESKTOP, PHONE, layout_shift, shot
 
 pytestmark = [
     pytest.mark.browser,
@@ -150,7 +150,7 @@ def test_terms_written_on_another_site_become_links_with_previews(
         expect(page.locator("code")).to_have_text("[[Tavern Brawl: Bar Stool]]")
         assert "As far as I read it, Bar Stool says" in posts
 
-        shift = page.evaluate(LAYOUT_SHIFT)  # the forum's own, and the links' text
+        shift, _ = layout_shift(page)  # the forum's own, and the links' text
         stool = links.first
         if size == "phone":
             stool.tap()
@@ -172,7 +172,8 @@ def test_terms_written_on_another_site_become_links_with_previews(
         right = box.bounding_box()
         assert right["x"] >= 0 and right["x"] + right["width"] <= page.viewport_size["width"]
         shot(page, f"embed-{size}")
-        assert page.evaluate(LAYOUT_SHIFT) == shift  # the preview moved nothing
+        score, shifts = layout_shift(page)
+        assert score == shift, shifts  # the preview moved nothing
 
         # A link to one of our entries that the forum wrote itself previews too.
         page.keyboard.press("Escape")
