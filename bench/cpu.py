@@ -1,6 +1,7 @@
 """CPU time per request, in one process, for the pages ``bench/serve.py`` loads.
 
     .venv/bin/python bench/cpu.py --database-url sqlite:////tmp/rulesite-serve-XXXX/serve.sqlite3
+        (or --database-url postgres://… --static-root /tmp/rulesite-serve-XXXX/static)
         [--requests 300] [--rounds 5] [--cache-url dummy://] [--only entry,game]
         [--profile entry [--sort tottime] [--profile-out FILE]]
 
@@ -44,6 +45,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=300, help="requests per round (300)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds per page (5): the least and the median")
     parser.add_argument("--cache-url", default="dummy://")
+    parser.add_argument("--static-root", help="the static/ bench/serve.py --keep kept (default: beside a SQLite file)")
     parser.add_argument("--profile", help="page name to profile")
     parser.add_argument("--sort", default="cumulative", help="the profile's order: cumulative (default), tottime")
     parser.add_argument("--profile-out", help="also write the profile to this file (for pstats)")
@@ -63,7 +65,9 @@ def main() -> int:
     os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "0"  # plain HTTP on loopback, as bench/serve.py
     # The address the requests below are made for (and the worker stores entry pages for).
     os.environ["DJANGO_SITE_URL"] = "http://127.0.0.1"
-    static_root = Path(args.database_url.removeprefix("sqlite:///")).parent / "static"
+    # The hashed static files the pages name: the directory bench/serve.py kept (beside a
+    # SQLite database, or --static-root for PostgreSQL).
+    static_root = Path(args.static_root or Path(args.database_url.removeprefix("sqlite:///")).parent / "static")
     if static_root.is_dir():
         os.environ.setdefault("DJANGO_STATIC_ROOT", str(static_root))
 
