@@ -55,7 +55,6 @@ SHIFT_SOURCES = """
 """
 
 
-
 def layout_shift(page) -> tuple[float, list[dict]]:
     """The page's layout-shift score so far (CLS: the sum of the shifts' values) and the
     shifts it sums, for the assertion's message: a failure says what moved, where and
