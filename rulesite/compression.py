@@ -19,7 +19,9 @@ every process, with the cache on or off.
 
 The compressing itself, and whether a client takes gzip, are ``rules.shared.compression``'s
 (``gzipped``, ``accepts_gzip``): the worker compresses stored entry pages with the same
-function, so a stored page's gzip bytes are the ones this middleware would make.
+function. A response the response cache is about to keep (it sets ``KEPT`` on the
+request) is compressed for size, as a stored page is; one that is sent once (the cache
+off, an uncacheable response) for speed, since its reader waits for the compressing.
 """
 
 from django.conf import settings
@@ -28,6 +30,10 @@ from django.utils.cache import patch_vary_headers
 from django.utils.http import quote_etag
 
 from rules.shared.compression import MIN_LENGTH, accepts_gzip, body_digest, gzipped, send_gzipped, weak_etag
+
+# Set in request.META by the response cache (rulesite.response_cache) when it will keep
+# the response it asks for: then compressed for size, not speed.
+KEPT = "rulesite.compression.kept"
 
 
 def set_body_etag(response) -> None:
@@ -64,7 +70,7 @@ class PublicGZipMiddleware(GZipMiddleware):
         patch_vary_headers(response, ("Accept-Encoding",))
         if not accepts_gzip(request):
             return response
-        compressed = gzipped(response.content)
+        compressed = gzipped(response.content, kept=request.META.get(KEPT, False))
         if compressed is None:
             return response
         send_gzipped(response, compressed)

@@ -31,7 +31,9 @@ has a timeout (``RESPONSE_CACHE_SECONDS``); with Redis, give the server a
 ``maxmemory`` and an eviction policy (the manual, "Speed and caching").
 
 Clients that accept gzip get the response compressed, once, when it is rendered
-(``rulesite.compression``, just inside this middleware): the key holds the encoding.
+(``rulesite.compression``, just inside this middleware): the key holds the encoding. A
+response this middleware will keep is compressed for size (``KEPT``), one it will not
+for speed.
 
 Validators: every public 200 carries ``Last-Modified`` (when public content last
 changed) and an ``ETag`` (a hash of the body, so a JSON response whose linked entries
@@ -59,7 +61,7 @@ from rules.content import version as content_version
 from rules.shared.cache_errors import CACHE_ERRORS, cache_down
 
 from . import cache_key
-from .compression import set_body_etag
+from .compression import KEPT, set_body_etag
 from .shared_version import SharedVersion
 from .visitors import is_signed_in
 
@@ -144,6 +146,8 @@ class PublicResponseCacheMiddleware:
             # content from has it, read before the content.
             version = request.content_version = content_version.current(game)
 
+        if key is not None and request.method == "GET":
+            request.META[KEPT] = True  # compressed for size (rulesite.compression)
         response = self.get_response(request)
         if not self.is_public(response):
             return response

@@ -347,6 +347,24 @@ def test_gzip_is_the_same_bytes_with_caching_off(client, world):
     assert first.content == second.content and first["ETag"] == second["ETag"]
 
 
+def test_what_the_cache_keeps_is_compressed_for_size_and_what_it_does_not_for_speed(client, world):
+    """A response the cache stores is sent to every later reader: compressed small. One it
+    does not (caching off) is compressed for the one reader waiting: fast, a little larger
+    (rules.shared.compression). The same JSON and validator either way."""
+    import gzip
+
+    url = "/api/v1/entries/?page_size=50"
+    kept = client.get(url, headers={"Accept-Encoding": "gzip"})
+    with override_settings(CACHES=DUMMY_CACHE):
+        from django.test import Client
+
+        once = Client().get(url, headers={"Accept-Encoding": "gzip"})
+    assert kept["Content-Encoding"] == once["Content-Encoding"] == "gzip"
+    assert gzip.decompress(kept.content) == gzip.decompress(once.content)
+    assert kept["ETag"] == once["ETag"]
+    assert len(kept.content) < len(once.content)
+
+
 def test_the_admin_and_moderators_never_get_compressed_responses(admin_client, world):
     # Responses that carry a CSRF token or session data are never compressed (BREACH).
     for url in ("/admin/", world["fight"].get_absolute_url()):

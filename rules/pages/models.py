@@ -27,7 +27,7 @@ class StoredPage(models.Model):
     def of(cls, body: bytes, **fields) -> "StoredPage":
         """The page whose rendered bytes are ``body``: its HTML, the gzip bytes and the
         HTML's digest made from them once, here, for every kind."""
-        return cls(html=body.decode(), gzip=gzipped(body), digest=body_digest(body), **fields)
+        return cls(html=body.decode(), gzip=gzipped(body, kept=True), digest=body_digest(body), **fields)
 
 
 class StoredEntryPage(StoredPage):

@@ -3,35 +3,45 @@
 One definition for the two places that compress a page: the gzip middleware compresses
 each response as it is rendered (``rulesite.compression``), and the worker compresses an
 entry page once when it stores it (``rules.pages.stored_pages``), so a stored page is
-sent as stored. Both call ``gzipped``, which is deterministic (no timestamp, no random
-padding): the same body gives the same bytes in every process, stored or rendered.
+sent as stored. Both call ``gzipped``.
 
-The compressor is zlib-ng (``zlib_ng.gzip_ng``: the same gzip format, which every client
-reads), at level 5. It writes as many bytes as zlib at level 5 in half the time, and that
-time is spent on every uncached response. Measured on the benchmark site (``bench/serve.py
---keep``; each library's ``compress`` 200 times a body, CPU time):
+Two compressors, by how often the bytes are sent (``gzipped(content, kept=...)``):
 
-    ========================  =====================  =====================  =====================
-    response (plain size)     zlib 5 (until now)     zlib-ng 5              zlib 1 (nginx's)
-    ========================  =====================  =====================  =====================
-    entry page (11 KB)        3,437 B in 0.054 ms    3,434 B in 0.038 ms    3,833 B in 0.031 ms
-    game page (62 KB)         11,512 B in 0.49 ms    11,663 B in 0.23 ms    13,419 B in 0.20 ms
-    API list of 50 (162 KB)   24,487 B in 1.30 ms    24,379 B in 0.67 ms    28,808 B in 0.58 ms
-    ========================  =====================  =====================  =====================
+- **Kept** (a stored entry page, a response the response cache is about to store): sent
+  to every reader until the content changes, so its bytes count, and it is compressed
+  once. zlib-ng (``zlib_ng.gzip_ng``) at level 5: as many bytes as zlib's level 5 in
+  half its time; zlib-ng's 6 saves under 1 % of the bytes for 15 % more time.
+- **Sent once** (the cache is off, or will not keep this response): compressed for one
+  reader, on that reader's time, so its CPU counts. ISA-L (``isal.igzip``) at level 1:
+  seven times faster than zlib-ng's 5 for 7–14 % more bytes.
 
-Level 5 and not Django's 6: zlib-ng's 6 saves under 1 % of the bytes for 15 % more time.
-ISA-L (``isal``) is faster still (0.25 ms for the list at its level 3) but 9 % larger:
-readers on phones pay for bytes, so zlib-ng 5 halves the server's time without adding
-any.
+Measured on the benchmark site (``bench/serve.py --keep``; each library's ``compress``
+200 times a body, the least of 5 rounds, CPU time, this 2-core VM on 2026-12-02):
+
+    =======================  =====================  =====================  =====================
+    body (plain size)        zlib-ng 5 (kept)       ISA-L 1 (sent once)    ISA-L 3
+    =======================  =====================  =====================  =====================
+    entry page (9 KB)        2,662 B in 0.130 ms    2,859 B in 0.035 ms    2,789 B in 0.081 ms
+    game list part (9 KB)    2,612 B in 0.133 ms    2,814 B in 0.032 ms    2,756 B in 0.081 ms
+    API list of 50 (162 KB)  24,960 B in 1.40 ms    28,323 B in 0.173 ms   27,307 B in 0.805 ms
+    =======================  =====================  =====================  =====================
+
+An uncached API list of 50 took 6.5 ms of CPU with zlib-ng 5 and 4.2–4.4 ms with ISA-L 1
+(``bench/cpu.py``, the same run): a third of its time was the compressing. Both are
+deterministic (no timestamp, no padding), so the same body gives the same bytes in every
+process; the ETag is of the plain body and weak (one validator whichever way a response
+was compressed, which HTTP allows for a weak one: the same content, other bytes).
 """
 
 import hashlib
 
 from django.utils.cache import patch_vary_headers
 from django.utils.http import quote_etag
+from isal import igzip
 from zlib_ng import gzip_ng
 
-COMPRESS_LEVEL = 5
+COMPRESS_LEVEL = 5  # zlib-ng's, for bytes that are kept
+SENT_ONCE_LEVEL = 1  # ISA-L's, for bytes compressed for one reader
 MIN_LENGTH = 200  # shorter bodies are sent as they are (as Django's GZipMiddleware does)
 
 
@@ -64,12 +74,17 @@ def header_accepts_gzip(header: str) -> bool:
     return False
 
 
-def gzipped(content: bytes) -> bytes | None:
-    """``content`` as the site sends it gzip-compressed; None when it is sent as it is
-    (under ``MIN_LENGTH`` bytes, or no smaller compressed)."""
+def gzipped(content: bytes, *, kept: bool) -> bytes | None:
+    """``content`` as the site sends it gzip-compressed: for bytes that are ``kept`` and
+    sent again (stored, cached), zlib-ng's smaller output, else ISA-L's faster (module
+    docstring). None when it is sent as it is (under ``MIN_LENGTH`` bytes, or no smaller
+    compressed)."""
     if len(content) < MIN_LENGTH:
         return None
-    compressed = gzip_ng.compress(content, compresslevel=COMPRESS_LEVEL, mtime=0)
+    if kept:
+        compressed = gzip_ng.compress(content, compresslevel=COMPRESS_LEVEL, mtime=0)
+    else:
+        compressed = igzip.compress(content, compresslevel=SENT_ONCE_LEVEL, mtime=0)
     return compressed if len(compressed) < len(content) else None
 
 
