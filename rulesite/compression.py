@@ -14,8 +14,9 @@ Only responses that cannot carry a secret are compressed: never the admin and ne
 request with a session cookie (BREACH reads secrets out of compressed sizes; public
 pages are the same for every reader and hold no CSRF token or session data). That is
 also why the compression is deterministic (Django's random gzip padding, its own BREACH
-mitigation, is off): the same content must give the same bytes and the same ETag in
-every process, with the cache on or off.
+mitigation, is off): the same content gives the same bytes in every process set up
+alike, and the same ETag whether it was compressed for keeping (the cache on) or for
+one reader (the cache off: see below), since the ETag is the plain body's and weak.
 
 The compressing itself, and whether a client takes gzip, are ``rules.shared.compression``'s
 (``gzipped``, ``accepts_gzip``): the worker compresses stored entry pages with the same

@@ -22,7 +22,7 @@ Measured on the benchmark site (``bench/serve.py --keep``; each library's ``comp
     body (plain size)        zlib-ng 5 (kept)       ISA-L 1 (sent once)    ISA-L 3
     =======================  =====================  =====================  =====================
     entry page (9 KB)        2,662 B in 0.130 ms    2,859 B in 0.035 ms    2,789 B in 0.081 ms
-    game list part (9 KB)    2,612 B in 0.133 ms    2,814 B in 0.032 ms    2,756 B in 0.081 ms
+    demo game page (9 KB)    2,612 B in 0.133 ms    2,814 B in 0.032 ms    2,756 B in 0.081 ms
     API list of 50 (162 KB)  24,960 B in 1.40 ms    28,323 B in 0.173 ms   27,307 B in 0.805 ms
     =======================  =====================  =====================  =====================
 
