@@ -165,7 +165,7 @@ def as_read(got: dict) -> dict:
     }
 
 
-def test_a_client_taking_gzip_gets_the_stored_bytes_the_middleware_would_make(client):
+def test_a_client_taking_gzip_gets_the_stored_page_compressed_for_size(client):
     """The worker stores each page compressed too, and a client that takes gzip (every
     browser) is sent those bytes: the same page, ETag and Vary as the page compressed in
     the request (rulesite.compression), and compressed for size where the request's
