@@ -730,7 +730,7 @@ def print_table(
     )
     header = (
         f"{'page':<12} {'cache':<22} {'req/s':>9} {'× static':>9} {'p50 ms':>8} {'p99 ms':>8} "
-        f"{'non-2xx':>8} {'sock.err':>8}"
+        f"{'non-2xx':>8} {'sock.err':>8} {'workers':>8}"
     )
     print(header)
     print("-" * len(header))
@@ -742,7 +742,7 @@ def print_table(
             print(
                 f"{name:<12} {run.label[:22]:<22} {result.requests_per_second:9.1f} {ratio:>9} "
                 f"{result.p50_ms:8.1f} {result.p99_ms:8.1f} {result.non_2xx:8d} "
-                f"{result.socket_errors:8d}"
+                f"{result.socket_errors:8d} {result.spread:>8}"
             )
 
 
@@ -770,7 +770,7 @@ def print_targets(
                 print(f"  {wanted:<62} {'not measured':>12}")
                 continue
             ratio = measured[name].requests_per_second / base
-            print(f"  {wanted:<62} {ratio:7.3f}×  {verdict(ratio >= share)}")
+            print(f"  {wanted:<62} {ratio:7.3f}×  {verdict(ratio >= share)}{one_worker(measured, name)}")
 
     failing = [
         f"{name} ({run.label}): {result.non_2xx}"
@@ -807,6 +807,16 @@ def print_targets(
         f"  {'... and it suggests the word that was misspelt':<62} {'':8} {verdict(suggested)}"
         f"  ({probes[0]['suggestion']!r} for {site.misspelt!r})"
     )
+
+
+def one_worker(measured: dict[str, Measurement], name: str) -> str:
+    """A remark when the page's or the static file's 8 connections all sat on one worker
+    (``connection_spread``): that measurement is of one core of Python, not the server's
+    two, and the ratio moves by up to 2.8x with it (the manual's operations page, "One
+    shared socket or one per worker")."""
+    one = str(CONNECTIONS)
+    whole = [key for key in (name, "static", STATIC_AGAIN) if key in measured and measured[key].spread == one]
+    return f"  (one worker held all {CONNECTIONS} connections: {', '.join(whole)})" if whole else ""
 
 
 def verdict(met: bool) -> str:
