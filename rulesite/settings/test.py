@@ -39,8 +39,12 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # SQLite tests run on a file, as the site does (WAL: readers never wait for a writer),
 # not on Django's default in-memory database, whose shared cache locks whole tables
 # (a read waits for any write) and so behaves like no deployment.
+# The directory is removed when the process that made it ends (every process that imports
+# these settings makes its own: a test's server or command reads the database it is named).
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
-    DATABASES["default"]["TEST"] = {"NAME": str(Path(tempfile.mkdtemp(prefix="rulesite-test-db-")) / "test.sqlite3")}  # noqa: F405
+    TEST_DATABASE_DIR = Path(tempfile.mkdtemp(prefix="rulesite-test-db-"))
+    atexit.register(shutil.rmtree, TEST_DATABASE_DIR, ignore_errors=True)
+    DATABASES["default"]["TEST"] = {"NAME": str(TEST_DATABASE_DIR / "test.sqlite3")}  # noqa: F405
 
 # Built files (rules.builds) in a directory of this test run, removed when it ends.
 BUILT_FILES_ROOT = Path(tempfile.mkdtemp(prefix="rulesite-test-built-"))
