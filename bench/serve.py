@@ -569,16 +569,21 @@ def serving(
         stop(process)
 
 
-def server_shape(env: dict[str, str]) -> str:
-    """What gunicorn.conf.py starts in this environment: "2 gthread workers × 16 threads,
-    a listening socket each"."""
+def gunicorn_config(env: dict[str, str]) -> dict:
+    """gunicorn.conf.py's settings in this environment."""
     saved = dict(os.environ)
     os.environ.update(env)
     try:
-        config = runpy.run_path(str(GUNICORN_CONFIG))
+        return runpy.run_path(str(GUNICORN_CONFIG))
     finally:
         os.environ.clear()
         os.environ.update(saved)
+
+
+def server_shape(env: dict[str, str]) -> str:
+    """What gunicorn.conf.py starts in this environment: "2 gthread workers × 16 threads,
+    a listening socket each"."""
+    config = gunicorn_config(env)
     sockets = "a listening socket each" if config.get("reuse_port") else "one shared listening socket"
     shape = f"{config['workers']} {config['worker_class']} workers × {config['threads']} threads, {sockets}"
     return f"{shape} (gunicorn.conf.py)"
@@ -761,6 +766,7 @@ def print_targets(
     probes: list[dict],
 ) -> None:
     print("\nTargets:")
+    several_workers = gunicorn_config(dict(os.environ))["workers"] > 1  # else one holds all, by design
     for run in runs:
         measured = results[run.label]
         base = baseline(measured)
@@ -770,7 +776,8 @@ def print_targets(
                 print(f"  {wanted:<62} {'not measured':>12}")
                 continue
             ratio = measured[name].requests_per_second / base
-            print(f"  {wanted:<62} {ratio:7.3f}×  {verdict(ratio >= share)}{one_worker(measured, name)}")
+            remark = one_worker(measured, name) if several_workers else ""
+            print(f"  {wanted:<62} {ratio:7.3f}×  {verdict(ratio >= share)}{remark}")
 
     failing = [
         f"{name} ({run.label}): {result.non_2xx}"
