@@ -34,21 +34,25 @@ SECURE_HSTS_SECONDS = 0
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
+
+def _directory_of_this_process(prefix: str) -> Path:
+    """A new temporary directory, removed when the process that made it ends (each process
+    that imports these settings, a test's server or command too, makes its own)."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
 # No collectstatic in the test run: plain storage resolves files through the finders.
 # (tests/test_deploy.py runs collectstatic and gunicorn to check the real storage.)
 # SQLite tests run on a file, as the site does (WAL: readers never wait for a writer),
 # not on Django's default in-memory database, whose shared cache locks whole tables
 # (a read waits for any write) and so behaves like no deployment.
-# The directory is removed when the process that made it ends (every process that imports
-# these settings makes its own: a test's server or command reads the database it is named).
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
-    TEST_DATABASE_DIR = Path(tempfile.mkdtemp(prefix="rulesite-test-db-"))
-    atexit.register(shutil.rmtree, TEST_DATABASE_DIR, ignore_errors=True)
-    DATABASES["default"]["TEST"] = {"NAME": str(TEST_DATABASE_DIR / "test.sqlite3")}  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": str(_directory_of_this_process("rulesite-test-db-") / "test.sqlite3")}  # noqa: F405
 
-# Built files (rules.builds) in a directory of this test run, removed when it ends.
-BUILT_FILES_ROOT = Path(tempfile.mkdtemp(prefix="rulesite-test-built-"))
-atexit.register(shutil.rmtree, BUILT_FILES_ROOT, ignore_errors=True)
+# Built files (rules.builds) in a directory of this test run.
+BUILT_FILES_ROOT = _directory_of_this_process("rulesite-test-built-")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
