@@ -39,24 +39,64 @@ def describe(results) -> list[str]:
     return lines
 
 
+# What every axe rule but the colour ones reads of how a page is laid out: each element's
+# box on the page, whether it is shown, and whether it scrolls (as one JSON text: half
+# the time of a list sent back item by item).
+LAYOUT = """JSON.stringify(Array.from(document.querySelectorAll("*"), (element) => {
+  const box = element.getBoundingClientRect(), style = getComputedStyle(element);
+  return [element.tagName, box.x + scrollX, box.y + scrollY, box.width, box.height,
+          style.display, style.visibility, style.overflowX, style.overflowY];
+}))"""
+# axe with its colour rules alone ("cat.color": text contrast, links told apart by
+# colour), as it runs them by default (AAA's enhanced contrast stays off).
+AXE_COLOUR_RULES = f"""axe.run({{...{json.dumps(AXE_OPTIONS)}, rules: Object.fromEntries(axe.getRules()
+  .filter((rule) => !rule.tags.includes("cat.color")).map((rule) => [rule.ruleId, {{enabled: false}}]))}})"""
+
+
+def with_axe(context):
+    """``context``, whose every page gets axe's script as it loads, before its own
+    scripts: sent to Chromium once, not once per page (``axe_in_each_scheme``)."""
+    context.add_init_script(AXE.axe_script)
+    return context
+
+
 def axe_in_each_scheme(page) -> Iterator[tuple[str, list[str]]]:
     """Each colour scheme, with axe's violations on the open page in it (``describe``),
     the page switched to the scheme where it stands (``emulate_media``) while the caller
-    looks at it (a screenshot). The site's schemes are CSS alone (``prefers-color-scheme``;
-    no script reads it), so a page switched is the page loaded in that scheme: one load
-    and one copy of axe's script per page, not one per scheme."""
-    page.evaluate(AXE.axe_script)
+    looks at it (a screenshot). The site's schemes are colours alone: CSS
+    (``prefers-color-scheme``; no script reads it) whose dark block sets colours
+    (static/css/site.css). So
+
+    - a page switched is the page loaded in that scheme: one load per page, and axe's
+      script once per page (put in here unless its context has it: ``with_axe``);
+    - in the dark only the colour rules can answer otherwise: there axe runs those alone,
+      once the page is seen laid out exactly as in the light (``LAYOUT``), so that every
+      other rule's answer is the light run's. A scheme that moved, hid or showed
+      anything would fail here, not pass unchecked."""
+    if not page.evaluate("typeof axe === 'object'"):
+        page.evaluate(AXE.axe_script)
+    light_layout = None
     for scheme in SCHEMES:
         page.emulate_media(color_scheme=scheme)
         assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") == (scheme == "dark")
-        yield scheme, describe(AxeResults(page.evaluate(f"axe.run({json.dumps(AXE_OPTIONS)})")))
+        if light_layout is None:
+            light_layout = page.evaluate(LAYOUT)
+            results = page.evaluate(f"axe.run({json.dumps(AXE_OPTIONS)})")
+        else:
+            layout = page.evaluate(LAYOUT)
+            if layout != light_layout:
+                pairs = zip(json.loads(light_layout), json.loads(layout), strict=True)  # one document's elements
+                moved = [pair for pair in pairs if pair[0] != pair[1]]
+                raise AssertionError(f"laid out otherwise in the {scheme} (light, {scheme}): {moved[:5]}")
+            results = page.evaluate(AXE_COLOUR_RULES)
+        yield scheme, describe(AxeResults(results))
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
 @pytest.mark.parametrize("language", UI_LANGUAGES)
 def test_every_page_has_no_axe_violation(live_server, browser, language, viewport, save_screenshot):
     reading = build_reading_game()
-    context = browser.new_context(viewport=VIEWPORTS[viewport])
+    context = with_axe(browser.new_context(viewport=VIEWPORTS[viewport]))
     page = context.new_page()
     found = {}
     checked = 0
@@ -81,7 +121,7 @@ def test_every_page_has_no_axe_violation(live_server, browser, language, viewpor
 def test_search_suggestions_have_no_axe_violation(live_server, browser, viewport, save_screenshot):
     """The search box's suggestions, open over the page as a reader types."""
     build_reading_game()
-    context = browser.new_context(viewport=VIEWPORTS[viewport])
+    context = with_axe(browser.new_context(viewport=VIEWPORTS[viewport]))
     page = context.new_page()
     found = {}
     try:
@@ -114,3 +154,26 @@ def test_a_fault_in_one_scheme_is_found_in_that_scheme_only(browser):
     finally:
         context.close()
     assert found == {"light": [], "dark": ["color-contrast"]}
+
+
+@pytest.mark.parametrize(
+    "dark_rule",
+    [".aside { display: none; }", ".aside { padding: 2rem; }", "main { overflow-y: scroll; height: 3rem; }"],
+)
+def test_a_scheme_that_changes_more_than_colours_is_refused(browser, dark_rule):
+    """Only axe's colour rules run in the dark (``axe_in_each_scheme``), which is sound
+    while the dark scheme changes colours alone: one that hides, moves, resizes or
+    scrolls anything fails the check, rather than leaving the rest of axe unasked."""
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        page.set_content(
+            '<!doctype html><html lang="en"><head><title>Schemes</title><style>'
+            f"@media (prefers-color-scheme: dark) {{ {dark_rule} }}"
+            '</style></head><body><main><h1>Schemes</h1><p class="aside">Read me.</p>'
+            "<p>And me.</p></main></body></html>"
+        )
+        with pytest.raises(AssertionError, match="laid out otherwise in the dark"):
+            list(axe_in_each_scheme(page))
+    finally:
+        context.close()

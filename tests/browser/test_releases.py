@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from rules.content.models import Entry
 from rules.content.releases import Release
-from tests.browser.test_accessibility import VIEWPORTS, axe_in_each_scheme
+from tests.browser.test_accessibility import VIEWPORTS, axe_in_each_scheme, with_axe
 from tests.importing.test_releases import SETS, document_texts, import_version
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -42,7 +42,7 @@ def test_release_pages_read_well_and_have_no_axe_violation(live_server, browser,
     v1_texts = list(document_texts(NAME, "v1").values())
     found = {}
     for viewport, size in {**VIEWPORTS, "phone-390": {"width": 390, "height": 844}}.items():
-        context = browser.new_context(viewport=size)
+        context = with_axe(browser.new_context(viewport=size))
         page = context.new_page()
         try:
             for name, path in pages.items():
@@ -117,7 +117,7 @@ def test_the_release_picker_the_compare_view_and_a_removed_rule_s_page_read_well
         change="renumbered").first().item_id)  # fmt: skip
     found = {}
     for viewport, size in {"desktop": VIEWPORTS["desktop"], "phone-390": {"width": 390, "height": 844}}.items():
-        context = browser.new_context(viewport=size)
+        context = with_axe(browser.new_context(viewport=size))
         page = context.new_page()
         try:
             # The picker: choose a release, press Read (an ordinary form: no script needed).
