@@ -8,6 +8,7 @@ game made for it (tests/browser/reading.py), with each thing a page can show; th
 Polish and Dutch pages show its English content with the "not in your language" notice.
 """
 
+import itertools
 import json
 from collections.abc import Iterator
 
@@ -47,6 +48,11 @@ LAYOUT = """JSON.stringify(Array.from(document.querySelectorAll("*"), (element) 
   return [element.tagName, box.x + scrollX, box.y + scrollY, box.width, box.height,
           style.display, style.visibility, style.overflowX, style.overflowY];
 }))"""
+# The page as a reader sees it once its scripts are done: a game's page shows its "Save
+# for offline" box only once the offline store has loaded (a <script> added to the page)
+# and caught up, and marks <html data-offline-checked> then (static/js/offline.js). Every
+# other public page changes nothing after it loads.
+SETTLED = "!document.querySelector('[data-offline-save]') || 'offlineChecked' in document.documentElement.dataset"
 # axe with its colour rules alone ("cat.color": text contrast, links told apart by
 # colour), as it runs them by default (AAA's enhanced contrast stays off).
 AXE_COLOUR_RULES = f"""axe.run({{...{json.dumps(AXE_OPTIONS)}, rules: Object.fromEntries(axe.getRules()
@@ -67,6 +73,8 @@ def axe_in_each_scheme(page) -> Iterator[tuple[str, list[str]]]:
     (``prefers-color-scheme``; no script reads it) whose dark block sets colours
     (static/css/site.css). So
 
+    - the page is checked once its scripts are done (``SETTLED``): axe in the light sees
+      what a reader sees, and nothing changes between the light run and the dark one;
     - a page switched is the page loaded in that scheme: one load per page, and axe's
       script once per page (put in here unless its context has it: ``with_axe``);
     - in the dark only the colour rules can answer otherwise: there axe runs those alone,
@@ -75,21 +83,32 @@ def axe_in_each_scheme(page) -> Iterator[tuple[str, list[str]]]:
       anything would fail here, not pass unchecked."""
     if not page.evaluate("typeof axe === 'object'"):
         page.evaluate(AXE.axe_script)
+    page.wait_for_function(SETTLED)
     light_layout = None
     for scheme in SCHEMES:
         page.emulate_media(color_scheme=scheme)
         assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") == (scheme == "dark")
         if light_layout is None:
-            light_layout = page.evaluate(LAYOUT)
             results = page.evaluate(f"axe.run({json.dumps(AXE_OPTIONS)})")
+            light_layout = page.evaluate(LAYOUT)  # the page as axe left it, just before the switch
         else:
             layout = page.evaluate(LAYOUT)
             if layout != light_layout:
-                pairs = zip(json.loads(light_layout), json.loads(layout), strict=True)  # one document's elements
-                moved = [pair for pair in pairs if pair[0] != pair[1]]
-                raise AssertionError(f"laid out otherwise in the {scheme} (light, {scheme}): {moved[:5]}")
+                change = layout_change(light_layout, layout)
+                raise AssertionError(f"{page.url} is laid out otherwise in the {scheme}: {change}")
             results = page.evaluate(AXE_COLOUR_RULES)
         yield scheme, describe(AxeResults(results))
+
+
+def layout_change(before: str, after: str) -> str:
+    """What differs between two ``LAYOUT`` texts: the element count if it changed, and
+    the first elements laid out otherwise (before, after)."""
+    before_elements, after_elements = json.loads(before), json.loads(after)
+    pairs = itertools.zip_longest(before_elements, after_elements)
+    moved = [pair for pair in pairs if pair[0] != pair[1]]
+    if len(before_elements) != len(after_elements):
+        return f"{len(before_elements)} elements, then {len(after_elements)}; {moved[:5]}"
+    return str(moved[:5])
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
