@@ -13,7 +13,8 @@
  *   home page are kept too, so they open offline. "Remove" frees it all.
  * - On any page with a connection, each saved game last checked an hour ago or more
  *   catches up through the change feed; <html data-offline-checked> is set when that is
- *   done (tests wait for it).
+ *   done, and as soon as it is known that there is nothing to do (no game saved, or no
+ *   storage): the page is then as its scripts leave it (tests wait for it).
  */
 (function () {
   "use strict";
@@ -147,6 +148,10 @@
       }
     }
     if (button) await button.refresh();
+    checked();
+  }
+
+  function checked() {
     document.documentElement.dataset.offlineChecked = String(Date.now());
   }
 
@@ -178,7 +183,7 @@
   needed()
     .then((yes) => (yes ? loadStore() : null))
     .then((loaded) => {
-      if (!loaded) return;
+      if (!loaded) return checked();
       store = loaded;
       const button = saveButton();
       start(button);
@@ -186,5 +191,6 @@
     })
     .catch(() => {
       // No storage here (a private window may refuse it): the site works online.
+      checked();
     });
 })();
