@@ -183,7 +183,10 @@
   needed()
     .then((yes) => (yes ? loadStore() : null))
     .then((loaded) => {
-      if (!loaded) return checked();
+      if (!loaded) {
+        checked(); // no game saved here: nothing to catch up
+        return;
+      }
       store = loaded;
       const button = saveButton();
       start(button);

@@ -101,10 +101,9 @@ def settle(page) -> None:
     """Wait until the page is as its scripts leave it: static/js/offline.js marks <html
     data-offline-checked> once saved games have caught up, or once it knows none is saved.
     After a game's page has opened the offline store, every page of the context loads it
-    (a <script> added to the page) and catches up; under a busy suite that came after
-    axe's light run (CI, 1cc1011: the dark page had one element more). (A locator's wait,
-    not ``wait_for_function``: the site's CSP refuses the ``eval`` a polled predicate
-    needs.) A page without that script (one a test wrote) is as it loaded."""
+    (a <script> added to the page) and catches up, on a busy machine after ``load``. (A
+    locator's wait: ``wait_for_function`` polls with the ``eval`` the site's CSP refuses.)
+    A page without that script (one a test wrote) is as it loaded."""
     if page.locator("script[data-worker]").count():
         expect(page.locator("html")).to_have_attribute("data-offline-checked", re.compile("."))
 

@@ -94,9 +94,8 @@ class Browser:
 
     def check(self) -> None:
         """After the page did its work: what ran, and what a click could run, in every frame."""
-        # Two rendering updates: where autofocus is run, animations and SMIL begin and
-        # late media errors are reported (a broken image's onerror came before ``load``).
-        # It had been a fixed 50 ms (7.8 s of the test's 43 s alone).
+        # Two rendering updates, where autofocus runs and animations begin (a broken
+        # image's or video's onerror has already fired by ``load``).
         self.page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
         for frame in self.page.frames:
             try:  # one round trip per frame
