@@ -36,7 +36,7 @@ and the static file once more at the end.
 With gunicorn's one shared listening socket, which worker accepts each of wrk's 8
 connections is a race, and now and then one worker wins all 8 and the run measures one
 core of Python. A measured run (not a warm-up) whose connections all sit on one worker
-half a second in is stopped and started again, up to 4 times, each time printed; the
+half a second in is stopped and started again, up to 10 times, each time printed; the
 ``workers`` column says how the measured run's connections sat ("5/3"; "8": all on one,
 after every new start).
 
@@ -658,7 +658,7 @@ UNIT_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0, "h": 3_600_000.0}
 # How many times a measurement is started again when all of wrk's connections went to one
 # worker (``connection_spread``): the chance of that is decided once per wrk run, when it
 # connects, so each start is a new draw.
-REDRAWS = 4
+REDRAWS = 10
 # How long after wrk starts its connections' spread is looked at: they are all accepted
 # within milliseconds of the start, and a run that is started again has lost only this.
 SPREAD_CHECK_S = 0.5
