@@ -673,6 +673,7 @@ def run_wrk(url: str, seconds: int, encoding: str, spread_over_workers: bool = F
     socket or one per worker"). Every figure keeps the spread it was measured on."""
     port = int(url.split(":")[2].split("/")[0])
     for attempt in range(REDRAWS + 1):
+        wait_until_idle(port)
         process = start_wrk(url, seconds, encoding)
         if spread_over_workers and attempt < REDRAWS:
             time.sleep(SPREAD_CHECK_S)
@@ -692,6 +693,39 @@ def run_wrk(url: str, seconds: int, encoding: str, spread_over_workers: bool = F
     measurement = parse_wrk(stdout)
     measurement.spread = spread
     return measurement
+
+
+def wait_until_idle(port: int, seconds: float = 15) -> None:
+    """Until the server on ``port`` has finished what the last wrk run left it: when wrk
+    stops, up to 8 requests are still being answered, and a worker busy with them loses
+    the race for every new connection. Starting the next run then gave one worker all 8,
+    11 starts in 11 on PostgreSQL's uncached search (p50 76 ms): the worker busy with the
+    previous run's requests was the one left without. Idle is when the server's processes
+    used at most one clock tick of CPU in 0.1 s."""
+    deadline = time.monotonic() + seconds
+    used = server_cpu_ticks(port)
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        now = server_cpu_ticks(port)
+        if now - used <= 1:
+            return
+        used = now
+
+
+def server_cpu_ticks(port: int) -> int:
+    """The CPU time (user and system, clock ticks) of the processes listening on ``port``
+    (gunicorn's master and its workers share the socket); 0 where ``ss`` or /proc cannot
+    say, so the wait above ends at once."""
+    try:
+        done = subprocess.run(["ss", "-tlnpH", f"( sport = :{port} )"], capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    ticks = 0
+    for pid in set(re.findall(r"pid=(\d+)", done.stdout)):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+    return ticks
 
 
 def start_wrk(url: str, seconds: int, encoding: str) -> subprocess.Popen:
