@@ -79,7 +79,7 @@ from rules.shared.compression import header_accepts_gzip
 
 from .health import PATHS as HEALTH_PATHS
 from .response_cache import SCOPE
-from .shared_version import SharedVersion, configured
+from .shared_version import SharedVersion, as_dict, configured
 
 # A request with any of these is answered by Django: its answer depends on them.
 PASSED_HEADERS = (
@@ -197,14 +197,11 @@ class FrontCache:
     def lookup(self, key: str) -> tuple[tuple | None, str | None]:
         """((status, headers, body) kept under ``key`` if still valid, else None; the tag
         of what is kept there, valid or not), in one round trip."""
-        pipeline = self.shared.client().pipeline(transaction=False)
-        pipeline.get(key)
-        pipeline.hgetall(self.shared.key)
-        kept, tokens = pipeline.execute()
+        kept, tokens = self.shared.round_trip(("GET", key), ("HGETALL", self.shared.key))
         if kept is None:
             return None, None
         game, vectors, tag, *response = pickle.loads(kept)
-        return (tuple(response) if current_tag(tokens, game, vectors) == tag else None), tag
+        return (tuple(response) if current_tag(as_dict(tokens), game, vectors) == tag else None), tag
 
     def keepable(self, response, status: str, headers: list, negotiated: bool) -> bool:
         """Whether the key says everything ``response`` depends on (``negotiated``:

@@ -104,3 +104,20 @@ def test_made_up_game_addresses_never_grow_the_copy(client, redis_cache, two_gam
     raw = redis_py.Redis.from_url(redis_cache._cache._servers[0])
     fields = raw.hkeys(shared_version.configured().key)
     assert sorted(fields) == [b"c", b"g:blue-moon", b"v"]
+
+
+def test_a_reply_error_leaves_no_reply_for_the_next_request(redis_cache):
+    """A round trip whose first command fails (here a key of the wrong type) has its other
+    replies unread: the connection is dropped rather than handed back to the pool, where
+    the next round trip would have read them as its own."""
+    import redis as redis_py
+
+    shared = shared_version.configured()
+    raw = redis_py.Redis.from_url(redis_cache._cache._servers[0])
+    raw.set("a-string", b"not a hash")
+    raw.set("other", b"the other's value")
+    raw.set("mine", b"my value")
+    with pytest.raises(redis_py.exceptions.ResponseError):
+        shared.round_trip(("HGETALL", "a-string"), ("GET", "other"))
+    assert shared.round_trip(("GET", "mine")) == [b"my value"]
+    assert shared_version.as_dict(shared.round_trip(("HGETALL", "no-such-hash"))[0]) == {}
