@@ -2,6 +2,7 @@
 from the cache (the per-game tokens of ``rules.content.version``).
 
     .venv/bin/python bench/narrow_invalidation.py --database-url sqlite:////tmp/rulesite-serve-XXXX/serve.sqlite3
+        (or --database-url postgres://… --static-root /tmp/rulesite-serve-XXXX/static)
         [--cache-url redis://127.0.0.1:6379/0]
 
 Use a database ``bench/serve.py --keep`` built (its demo games and its generated
@@ -29,6 +30,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database-url", required=True)
     parser.add_argument("--cache-url", default="", help="default: the per-process cache")
+    parser.add_argument("--static-root", help="the static/ bench/serve.py --keep kept (default: beside a SQLite file)")
     args = parser.parse_args()
 
     os.environ["DATABASE_URL"] = args.database_url
@@ -41,7 +43,8 @@ def main() -> int:
     os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only-not-secret")
     os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver,localhost,127.0.0.1"
     os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "0"
-    static_root = Path(args.database_url.removeprefix("sqlite:///")).parent / "static"  # serve.py's collectstatic
+    # serve.py's collectstatic: beside a SQLite file, or --static-root (pages name hashed files).
+    static_root = Path(args.static_root or Path(args.database_url.removeprefix("sqlite:///")).parent / "static")
     if static_root.is_dir():
         os.environ.setdefault("DJANGO_STATIC_ROOT", str(static_root))
 
