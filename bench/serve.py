@@ -715,28 +715,24 @@ def wait_until_idle(port: int, seconds: float = 15) -> None:
     stops, up to 8 requests are still being answered, and a worker busy with them loses
     the race for every new connection. Starting the next run then gave one worker all 8,
     11 starts in 11 on PostgreSQL's uncached search (p50 76 ms): the worker busy with the
-    previous run's requests was the one left without. Idle is when the server's processes
-    used at most one clock tick of CPU in 0.1 s."""
+    previous run's requests was the one left without. Idle is when the processes
+    listening on ``port`` (gunicorn's master and its workers share the socket) used at
+    most one clock tick of CPU in 0.1 s; where ``ss`` cannot name them, no wait."""
+    pids = set(socket_pids(port, "-l") or ())
     deadline = time.monotonic() + seconds
-    used = server_cpu_ticks(port)
-    while time.monotonic() < deadline:
+    used = cpu_ticks(pids)
+    while pids and time.monotonic() < deadline:
         time.sleep(0.1)
-        now = server_cpu_ticks(port)
+        now = cpu_ticks(pids)
         if now - used <= 1:
             return
         used = now
 
 
-def server_cpu_ticks(port: int) -> int:
-    """The CPU time (user and system, clock ticks) of the processes listening on ``port``
-    (gunicorn's master and its workers share the socket); 0 where ``ss`` or /proc cannot
-    say, so the wait above ends at once."""
-    try:
-        done = subprocess.run(["ss", "-tlnpH", f"( sport = :{port} )"], capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return 0
+def cpu_ticks(pids: set[str]) -> int:
+    """The CPU time (user and system, clock ticks) the processes ``pids`` have used."""
     ticks = 0
-    for pid in set(re.findall(r"pid=(\d+)", done.stdout)):
+    for pid in pids:
         with contextlib.suppress(OSError, IndexError, ValueError):
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
             ticks += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
@@ -764,15 +760,24 @@ def connection_spread(port: int) -> str:
     worker takes each of wrk's 8 kept-alive connections is a race, decided once per
     run: with all 8 on one worker, the run has one core of Python, whatever the page.
     So a ratio between two runs with different spreads says little of the pages."""
+    pids = socket_pids(port, "state", "established")
+    counts = sorted(Counter(pids or ()).values(), reverse=True)
+    return "/".join(map(str, counts)) or "?"
+
+
+def socket_pids(port: int, *selection: str) -> list[str] | None:
+    """The process ids ``ss`` names for the TCP sockets of local port ``port`` it lists with
+    ``selection`` (``"-l"``: listening, one socket held by every gunicorn process;
+    ``"state", "established"``: a connection, held by the worker that accepted it), one
+    per socket and process; None where ``ss`` cannot run (not Linux). Only processes we
+    may see (our own, or every one as root)."""
     try:
         done = subprocess.run(
-            ["ss", "-tnpH", "state", "established", f"( sport = :{port} )"],
-            capture_output=True, text=True, timeout=5,
-        )  # fmt: skip
+            ["ss", "-tnpH", *selection, f"( sport = :{port} )"], capture_output=True, text=True, timeout=5
+        )
     except (OSError, subprocess.SubprocessError):
-        return "?"
-    counts = sorted(Counter(re.findall(r"pid=(\d+)", done.stdout)).values(), reverse=True)
-    return "/".join(map(str, counts)) or "?"
+        return None
+    return re.findall(r"pid=(\d+)", done.stdout)
 
 
 def parse_wrk(output: str) -> Measurement:
