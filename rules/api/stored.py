@@ -38,6 +38,7 @@ from rest_framework.request import Request
 from rules.builds.site import SiteRequest
 from rules.derived import stored_json
 from rules.derived.models import PublicItem
+from rules.shared.text_bytes import AsStoredBytes, read_text_as_bytes
 
 
 class PlaceholderRequest(SiteRequest):
@@ -73,17 +74,23 @@ def register(kind: str, viewset_class) -> None:
 
 
 class StoredResults(list):
-    """A page's items as stored JSON texts, in order: joined as they are by the compact
-    renderer, parsed for anything else (indent, the browsable API, tests reading data)."""
+    """A page's items as stored JSON (UTF-8 bytes), in order, with the reader's address to
+    put in (``base``): joined and put right in one pass by the compact renderer
+    (``joined``), parsed for anything else (indent, the browsable API, tests reading data)."""
 
-    def __init__(self, texts: list[str]):
+    def __init__(self, texts: list[bytes], base: str):
         super().__init__()  # the items are parsed when first asked for
         self.texts = texts
+        self.base = base
         self._parsed = None
+
+    def joined(self) -> bytes:
+        """The items as one JSON text, comma-separated (no brackets), with ``base``."""
+        return stored_json.with_base(b",".join(self.texts), self.base)
 
     def _items(self) -> list:
         if self._parsed is None:
-            self._parsed = [json.loads(text) for text in self.texts]
+            self._parsed = json.loads(b"[" + self.joined() + b"]")
         return self._parsed
 
     def __iter__(self):
@@ -110,18 +117,20 @@ class StoredJSONRenderer(JSONRenderer):
         if self.get_indent(accepted_media_type or "", renderer_context or {}):
             return super().render({**data, "results": list(results)}, accepted_media_type, renderer_context)
         head = super().render({name: value for name, value in data.items() if name != "results"})
-        items = ",".join(results.texts).encode()
+        items = results.joined()
         return head[:-1] + (b',"results":[' if len(head) > 2 else b'"results":[') + items + b"]}"
 
 
-def results(ids: list[int], stored: dict[int, str], request, serialize) -> StoredResults:
-    """The items ``ids`` as their stored JSON (``stored``) with this request's address;
+def results(ids: list[int], stored: dict[int, str | bytes], request, serialize) -> StoredResults:
+    """The items ``ids`` as their stored JSON (``stored``: text, or its UTF-8 bytes as the
+    compiled lists read it, ``rules.shared.text_bytes``) with this request's address;
     ``serialize(ids)`` gives the JSON texts of those with none stored."""
     missing = [pk for pk in ids if pk not in stored]
     if missing:
         stored = {**stored, **serialize(missing)}
     base = json.dumps(request.build_absolute_uri("/")[:-1], ensure_ascii=False)[1:-1]
-    return StoredResults([stored_json.with_base(stored[pk], base) for pk in ids if pk in stored])
+    texts = [stored[pk] for pk in ids if pk in stored]
+    return StoredResults([text if isinstance(text, bytes) else text.encode() for text in texts], base)
 
 
 class StoredListMixin:
@@ -154,9 +163,11 @@ class StoredListMixin:
         stored = {row["id"]: row["stored_body"] for row in page if row["stored_body"] is not None}
         return self.get_paginated_response(results(ids, stored, request, lambda missing: rendered(self, missing)))
 
-    def stored_rows(self, listed, *columns: str):
-        """``listed`` as rows of ``columns`` and the item's stored JSON (``stored_body``)."""
-        return listed.annotate(stored_body=PublicItem.body_of(self.stored_kind)).values(*columns, "stored_body")
+    def stored_rows(self, listed, *columns: str, as_bytes: bool = False):
+        """``listed`` as rows of ``columns`` and the item's stored JSON (``stored_body``;
+        ``as_bytes``: its UTF-8 bytes, for a cursor ``read_text_as_bytes`` made ready)."""
+        body = PublicItem.body_of(self.stored_kind)
+        return listed.annotate(stored_body=AsStoredBytes(body) if as_bytes else body).values(*columns, "stored_body")
 
 
 # The query parameters of a list that is neither filtered nor paged by cursor.
@@ -190,7 +201,7 @@ class CompiledList:
     def _compile(view, alias: str) -> tuple:
         listed = view.get_listed_queryset().using(alias)
         count_sql, count_params = listed.order_by().values("pk").query.get_compiler(alias).as_sql()
-        page_sql, page_params = view.stored_rows(listed, "id").query.get_compiler(alias).as_sql()
+        page_sql, page_params = view.stored_rows(listed, "id", as_bytes=True).query.get_compiler(alias).as_sql()
         return (
             f"SELECT COUNT(*) FROM ({count_sql}) listed",
             tuple(count_params),
@@ -223,6 +234,7 @@ class CompiledPages:
     def __getitem__(self, window: slice) -> list[dict]:
         start, stop = window.start or 0, window.stop
         with self.reading.cursor() as cursor:
+            read_text_as_bytes(cursor)  # the stored JSON as it is sent (rules.shared.text_bytes)
             cursor.execute(self.page_sql, (*self.page_params, stop - start, start))
             return [{"id": pk, "stored_body": body} for pk, body in cursor.fetchall()]
 

@@ -15,8 +15,12 @@ Decisions:
   with freshly serialized bytes for every kind, after every kind of write.
 - **No address in it.** URLs are absolute in the API, and the address is the request's,
   so bodies are made with the site's address replaced by ``PLACEHOLDER`` (a NUL, which
-  JSON writes ``\\u0000``: no escaped text can put it before a ``/``) and the reader's
-  address is put back when read (``with_base``).
+  JSON writes ``\\u0000``) and the reader's address is put back when read
+  (``with_base``). Only where a string starts with it (``"\\u0000``, every URL): a
+  text with ``\\u0000`` typed in it is written ``\\\\u0000`` (whose tail is the same six
+  characters, never after a quote), and no text starts with a NUL (the admin and the
+  importers refuse control characters). So a list of many items is joined first and
+  put right in one pass.
 - **Only where the signature covers the JSON**: entries, errata, FAQ questions and
   games. A source's list shape also lists its releases, which its signature does not
   sign, so sources are serialized per request as before.
@@ -31,7 +35,7 @@ from ..shared.bulk import update_rows
 from .models import PublicItem
 
 PLACEHOLDER = "\x00"  # the site's address while a body is made
-ENCODED_PLACEHOLDER = "\\u0000"  # ...and as it is in the stored JSON
+ENCODED_PLACEHOLDER = b'"\\u0000'  # ...and as it is in the stored JSON, where a string starts
 CHUNK = 500
 
 # kind → function(ids) → {id: the item's JSON (str), URLs under PLACEHOLDER}
@@ -77,7 +81,7 @@ def missing(game_ids: Iterable[int]) -> list[tuple[str, int]]:
     return found
 
 
-def with_base(body: str, base_json: str) -> str:
-    """A stored body with the reader's address (``base_json``: as JSON writes it, without
-    quotes) where the site's was."""
-    return body.replace(ENCODED_PLACEHOLDER, base_json)
+def with_base(body: bytes, base_json: str) -> bytes:
+    """A stored body (or several, joined), as UTF-8, with the reader's address
+    (``base_json``: as JSON writes it, without quotes) where the site's was."""
+    return body.replace(ENCODED_PLACEHOLDER, ('"' + base_json).encode())

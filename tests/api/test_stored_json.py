@@ -93,6 +93,8 @@ def test_every_item_has_its_json_stored(world):
 WRITES = [
     pytest.param(lambda w: setattr_save(w["fight"], body="Roll two dice."), id="entry text"),
     pytest.param(lambda w: setattr_save(w["fight"], title="Fight Hard"), id="entry renamed (linked from others)"),
+    # The placeholder's own escape, typed as text (a rules text about JSON, say), stays text.
+    pytest.param(lambda w: setattr_save(w["fight"], body=r'Type \u0000 or "\u0000/x".'), id="placeholder as text"),
     pytest.param(lambda w: setattr_save(w["boost"], status=Status.DRAFT), id="entry unpublished"),
     pytest.param(lambda w: Entry.objects.get(pk=w["boost"].pk).delete(), id="entry deleted"),
     pytest.param(lambda w: make_erratum(game=w["game"], title="Another", affects=[w["boost"]]), id="erratum added"),
