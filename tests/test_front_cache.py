@@ -1,11 +1,16 @@
-"""With Redis, a reader's repeated request is answered in front of Django with the bytes
-Django sent, and is still never stale (rulesite/front_cache.py). The site's own WSGI
-stack, in this process, against a real ``redis-server`` (skipped with a reason without
-one, unless ``RULESITE_REQUIRE_REDIS=1``, as in CI); "Django answered" is observed as
-Django's ``request_started`` signal."""
+"""A reader's repeated request is answered in front of Django with the bytes Django sent,
+and is still never stale (rulesite/front_cache.py): with Redis (the tokens' copy beside
+the answers) and with the per-process cache (the tokens read from the database). The
+site's own WSGI stack, in this process, against a real ``redis-server`` (skipped with a
+reason without one, unless ``RULESITE_REQUIRE_REDIS=1``, as in CI); "Django answered" is
+observed as Django's ``request_started`` signal. Across processes and servers:
+``tests/test_cache_across_processes.py``."""
+
+import contextlib
 
 import pytest
 from django.core import signals
+from django.core.cache.backends.redis import RedisCache
 from django.core.handlers.wsgi import WSGIHandler
 from django.db import close_old_connections
 from django.test import RequestFactory
@@ -34,12 +39,40 @@ def django_requests():
     signals.request_finished.connect(close_old_connections)
 
 
+@pytest.fixture(params=["redis", "per-process"])
+def response_cache(request, settings):
+    """The response cache: Redis, or the per-process cache ``make run`` uses."""
+    if request.param == "redis":
+        return request.getfixturevalue("redis_cache")
+    from django.core.cache import caches
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    return caches["default"]
+
+
 @pytest.fixture
-def site(redis_cache, django_requests):
+def site(response_cache, django_requests):
     """The site as ``rulesite.wsgi`` serves it: Django, with the front cache around it."""
     application = front_cache.wrap(WSGIHandler())
     assert isinstance(application, front_cache.FrontCache)
     return application
+
+
+def forget_front_keys(cache) -> None:
+    if isinstance(cache, RedisCache):
+        client = cache._cache.get_client()
+        for kept in client.scan_iter(match="*front:*"):
+            client.delete(kept)
+    else:
+        for key in [key for key in cache._cache if ":front:" in key]:
+            cache.delete(key.split(":", 2)[2])
+
+
+def front_keys(cache) -> int:
+    """How many answers the front cache keeps in ``cache``."""
+    if isinstance(cache, RedisCache):
+        return len(list(cache._cache.get_client().scan_iter(match="*front:*")))
+    return sum(":front:" in key for key in cache._cache)  # LocMemCache's own keys
 
 
 def call(application, path, method="GET", **headers) -> tuple[str, list, bytes]:
@@ -105,7 +138,9 @@ def test_each_encoding_language_and_media_type_gets_its_own_answer(site, two_gam
     assert django_requests == [], "every variant kept under its own key"
 
 
-def test_a_page_under_a_language_prefix_is_one_answer_for_every_browser(site, two_games, django_requests, redis_cache):
+def test_a_page_under_a_language_prefix_is_one_answer_for_every_browser(
+    site, two_games, django_requests, response_cache
+):
     """Its language is the prefix's, and gzip is gzip however a browser spells it: one
     key, whatever ``Accept-Language``, ``Accept`` and ``Accept-Encoding`` say."""
     url = two_games["fight"].get_absolute_url()
@@ -119,8 +154,7 @@ def test_a_page_under_a_language_prefix_is_one_answer_for_every_browser(site, tw
         assert call(site, url, **headers) == first, headers
     assert django_requests == []
     assert header(call(site, url, accept_encoding="gzip;q=0"), "Content-Encoding") is None  # refused: its own
-    client = redis_cache._cache.get_client()
-    assert len(list(client.scan_iter(match="*front:*"))) == 2
+    assert front_keys(response_cache) == 2
 
 
 def test_a_response_that_varies_by_what_its_key_left_out_is_not_kept(site):
@@ -136,7 +170,7 @@ def test_a_response_that_varies_by_what_its_key_left_out_is_not_kept(site):
 
 
 def test_a_unit_of_work_is_seen_by_the_next_request(
-    site, two_games, django_requests, django_capture_on_commit_callbacks
+    site, response_cache, two_games, django_requests, django_capture_on_commit_callbacks
 ):
     fight, dusk = two_games["fight"], two_games["dusk"]
     pages = [fight.get_absolute_url(), dusk.get_absolute_url(), f"/api/v1/entries/{fight.pk}/"]
@@ -152,22 +186,70 @@ def test_a_unit_of_work_is_seen_by_the_next_request(
     assert b"Roll two dice." in call(site, pages[0])[2]
     assert b"Roll two dice." in call(site, pages[2])[2]
     assert len(django_requests) == 2, "the edited game's answers are rendered again"
-    # The other game's page: Django reads the tokens again (the write threw them away),
-    # finds its page still valid, and it is answered in front of Django again after.
+    # The other game's page: with Redis, Django reads the tokens again (the write threw
+    # the copy away), finds its page still valid, and it is answered in front of Django
+    # again after; with the per-process cache, the database's tokens say so at once.
     django_requests.clear()
     assert call(site, pages[1]) == before[pages[1]]
     assert call(site, pages[1]) == before[pages[1]]
-    assert django_requests == [1]
+    assert django_requests == ([1] if isinstance(response_cache, RedisCache) else [])
+
+
+def test_a_write_no_unit_of_work_saw_is_seen_by_the_next_request(site, response_cache, two_games, django_requests):
+    """SQL by hand (or another process) moves the database's tokens and tells no one: the
+    per-process cache's answers are checked against the database on every request; the
+    Redis copy is trusted for ``RESPONSE_CACHE_VERSION_SECONDS`` (rulesite/shared_version.py)."""
+    from django.db import connection
+
+    url = two_games["fight"].get_absolute_url()
+    assert call(site, url) == call(site, url)
+    with connection.cursor() as cursor:
+        by_hand = ["<p>By hand.</p>", two_games["fight"].pk]
+        cursor.execute("UPDATE rules_entry SET body_html = %s WHERE id = %s", by_hand)
+    django_requests.clear()
+    seen = b"By hand." in call(site, url)[2]
+    if isinstance(response_cache, RedisCache):
+        assert not seen and django_requests == [], "the copy's tokens are still the old ones"
+    else:
+        assert seen and django_requests == [1]
+
+
+def test_a_database_error_while_reading_the_tokens_is_djangos_to_answer(settings, django_requests, two_games):
+    """The per-process cache reads the tokens from the database in front of Django: when
+    that fails, the request goes on to Django (whose request cycle deals with a broken
+    connection) instead of failing in the WSGI layer."""
+    from django.db import connection, transaction
+
+    class RolledBack(Exception):
+        pass
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    site = front_cache.wrap(WSGIHandler())
+    url = two_games["fight"].get_absolute_url()
+    first = call(site, url)
+    assert call(site, url) == first
+    django_requests.clear()
+    status = None
+    with contextlib.suppress(RolledBack), transaction.atomic():  # a savepoint, rolled back with the rename
+        with connection.cursor() as cursor:
+            cursor.execute("ALTER TABLE rules_content_version RENAME TO rules_content_version_away")
+        status, _headers, _body = call(site, url)
+        raise RolledBack
+    assert django_requests == [1], "Django answered"
+    assert status.split()[0] in ("500", "503")  # Django's error page: it cannot read the version either
+    assert call(site, url) == first
 
 
 def test_writes_to_other_games_do_not_use_up_a_pages_place(
-    settings, redis_cache, django_requests, two_games, django_capture_on_commit_callbacks
+    settings, response_cache, django_requests, two_games, django_capture_on_commit_callbacks
 ):
-    """Each write throws the tokens' copy away, so the next request for the other game's
-    page is Django's (it finds the page still valid); it is not kept a second time, so
-    it never counts as another variant of its path, and once its answer is evicted it is
-    kept again, however many writes there were."""
+    """With Redis each write throws the tokens' copy away, so the next request for the
+    other game's page is Django's (it finds the page still valid); it is not kept a
+    second time, so it never counts as another variant of its path, and once its answer
+    is evicted it is kept again, however many writes there were. With the per-process
+    cache the other game's page stays answered in front of Django."""
     settings.RESPONSE_CACHE_MAX_VARIANTS = 2
+    after_a_write = [1] if isinstance(response_cache, RedisCache) else []
     site = front_cache.wrap(WSGIHandler())
     fight, url = two_games["fight"], two_games["dusk"].get_absolute_url()
     first = call(site, url)
@@ -177,10 +259,8 @@ def test_writes_to_other_games_do_not_use_up_a_pages_place(
             fight.save()
         django_requests.clear()
         assert call(site, url) == call(site, url) == first
-        assert django_requests == [1], "Django once, after the write; then in front again"
-    client = redis_cache._cache.get_client()
-    for kept in client.scan_iter(match="*front:*"):
-        client.delete(kept)  # evicted (maxmemory) or expired
+        assert django_requests == after_a_write, "Django at most once, after the write; then in front again"
+    forget_front_keys(response_cache)  # evicted (maxmemory, MAX_ENTRIES) or expired
     django_requests.clear()
     assert call(site, url) == call(site, url) == first
     assert django_requests == [1]
@@ -209,15 +289,14 @@ def test_only_public_answers_are_kept(site, two_games, django_requests):
         assert django_requests == [1, 1], f"{url}: not kept ({first[0]})"
 
 
-def test_a_stranger_cannot_make_it_grow(settings, redis_cache, django_requests, two_games):
+def test_a_stranger_cannot_make_it_grow(settings, response_cache, django_requests, two_games):
     settings.RESPONSE_CACHE_MAX_VARIANTS = 3
     site = front_cache.wrap(WSGIHandler())
     url = "/api/v1/entries/?page_size=50"
     languages = [f"de;q=0.{n}" for n in range(9, 1, -1)]  # eight ways to ask for German
     for language in languages:
         assert header(call(site, url, accept_language=language), "Content-Language") == "de"
-    client = redis_cache._cache.get_client()
-    assert len(list(client.scan_iter(match="*front:*"))) == 3
+    assert front_keys(response_cache) == 3
     django_requests.clear()
     for language in languages:
         assert header(call(site, url, accept_language=language), "Content-Language") == "de"
@@ -235,16 +314,19 @@ def test_with_redis_down_django_answers(settings, django_requests, two_games):
     assert django_requests == [1, 1]
 
 
-def test_it_is_there_only_with_redis_and_when_on(settings, redis_cache):
+def test_it_is_there_when_the_cache_stores_and_it_is_on(settings, response_cache):
     handler = WSGIHandler()
     settings.RESPONSE_CACHE_FRONT = False
     assert front_cache.wrap(handler) is handler
     settings.RESPONSE_CACHE_FRONT = True
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-    assert front_cache.wrap(handler) is handler  # another process's write could not reach it
+    answers = front_cache.wrap(handler).answers
+    assert isinstance(answers, front_cache.RedisAnswers if isinstance(response_cache, RedisCache)
+                      else front_cache.CacheAnswers)  # fmt: skip
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+    assert front_cache.wrap(handler) is handler  # caching off: nothing to answer from
 
 
-def test_a_deployment_has_its_own_answers(settings, redis_cache, django_requests, two_games):
+def test_a_deployment_has_its_own_answers(settings, response_cache, django_requests, two_games):
     """The kept answer is the whole response, headers too: a setting that reaches the
     headers (here the referrer policy) or a deploy makes every answer Django's again, once."""
     url = two_games["fight"].get_absolute_url()

@@ -294,8 +294,8 @@ RESPONSE_CACHE_MAX_VARIANTS = int(os.environ.get("DJANGO_CACHE_MAX_VARIANTS", "2
 # With Redis: how long the copy of the content tokens beside the pages lives at most
 # (rulesite.shared_version): the bound for a write outside any unit of work.
 RESPONSE_CACHE_VERSION_SECONDS = 5
-# With Redis: a reader's repeated request answered in front of Django, from the bytes
-# Django sent (rulesite/front_cache.py). DJANGO_FRONT_CACHE=0 turns it off.
+# A reader's repeated request answered in front of Django, from the bytes Django sent
+# (rulesite/front_cache.py), with any cache but the dummy. DJANGO_FRONT_CACHE=0 turns it off.
 RESPONSE_CACHE_FRONT = os.environ.get("DJANGO_FRONT_CACHE", "1").strip() != "0"
 
 AUTH_PASSWORD_VALIDATORS = [
