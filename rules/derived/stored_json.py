@@ -3,8 +3,9 @@
 The pipeline's last step (``rules.derived.public_changes``) knows which public items'
 representations changed: their signature did. For those it stores the JSON itself on
 the item's ``PublicItem`` row (``body``), made by the API's own serializers, so a list
-endpoint is a query for a page of ids and a join of stored bodies
-(``rules.api.stored``), not a serializer run over every row of every request.
+endpoint is a query for a page of ids and a join of stored bodies, and a detail answer
+one stored body (``rules.api.stored``), not a serializer run over every row of every
+request.
 
 Decisions:
 

@@ -65,11 +65,31 @@ def fresh(client, monkeypatch, url, **headers) -> bytes:
         return client.get(url, headers=headers).content
 
 
-def assert_stored_is_fresh(client, monkeypatch, **headers):
+def details(world) -> list[str]:
+    """One item of every stored kind, as its detail URL (a deleted one: a 404 either way)."""
+    return [
+        f"/api/v1/entries/{world['fight'].pk}/",
+        f"/api/v1/entries/{world['kampf'].pk}/",
+        f"/api/v1/entries/{world['boost'].pk}/",
+        f"/api/v1/errata/{world['erratum'].pk}/",
+        f"/api/v1/faq/{world['question'].pk}/",
+        "/api/v1/games/blue-moon/",
+        "/api/v1/games/dusk/",
+    ]
+
+
+def assert_stored_is_fresh(client, monkeypatch, world=None, **headers):
     for url in LISTS:
         served = client.get(url, headers=headers)
         assert served.status_code == 200, url
         assert without_csrf(served.content) == without_csrf(fresh(client, monkeypatch, url, **headers)), url
+    for url in details(world) if world else []:
+        served = client.get(url, headers=headers)
+        with monkeypatch.context() as patched:
+            patched.setattr(stored_json, "_makers", {})
+            serialized = client.get(url, headers=headers)
+        assert served.status_code == serialized.status_code, url
+        assert without_csrf(served.content) == without_csrf(serialized.content), url
 
 
 def without_csrf(content: bytes) -> bytes:
@@ -115,9 +135,9 @@ WRITES = [
 
 @pytest.mark.parametrize("write", WRITES)
 def test_stored_lists_equal_fresh_ones_after_every_write(client, monkeypatch, world, write):
-    assert_stored_is_fresh(client, monkeypatch)
+    assert_stored_is_fresh(client, monkeypatch, world)
     write(world)
-    assert_stored_is_fresh(client, monkeypatch)
+    assert_stored_is_fresh(client, monkeypatch, world)
 
 
 @pytest.mark.parametrize(
@@ -130,7 +150,7 @@ def test_stored_lists_equal_fresh_ones_after_every_write(client, monkeypatch, wo
     ],
 )
 def test_every_representation_of_a_stored_list_is_the_fresh_one(client, monkeypatch, world, headers):
-    assert_stored_is_fresh(client, monkeypatch, **headers)
+    assert_stored_is_fresh(client, monkeypatch, world, **headers)
 
 
 def test_the_readers_address_is_in_every_url(client, world):
@@ -141,7 +161,21 @@ def test_the_readers_address_is_in_every_url(client, world):
 
 def test_an_item_without_a_stored_body_is_serialized_as_before(client, monkeypatch, world):
     PublicItem.objects.filter(kind="entry", object_id=world["fight"].pk).update(body=None)
-    assert_stored_is_fresh(client, monkeypatch)
+    assert_stored_is_fresh(client, monkeypatch, world)
+
+
+def test_a_detail_answer_is_its_stored_json_in_one_query(client, world, django_assert_num_queries):
+    url = f"/api/v1/entries/{world['fight'].pk}/"
+    PublicItem.objects.filter(kind="entry", object_id=world["fight"].pk).update(
+        body=PublicItem.objects.get(kind="entry", object_id=world["fight"].pk).body.replace("Roll the die.", "Stored.")
+    )  # made by hand, so an answer that shows it was read from the stored JSON
+    with django_assert_num_queries(2):  # the content version, then the item's stored JSON
+        response = client.get(url)
+    assert response.json()["body"] == "Stored. See [[Boost]]."
+    assert client.get(url, {"as_of": "2000-01-01"}).status_code == 404  # another question: serialized
+    for missing in ["/api/v1/entries/0/", "/api/v1/entries/99999999999999999999/", "/api/v1/games/no-such-game/"]:
+        answer = client.get(missing)
+        assert answer.status_code == 404 and "detail" in answer.json(), missing
 
 
 def test_a_refresh_of_everything_fills_bodies_made_before_they_were_stored(client, monkeypatch, world):
