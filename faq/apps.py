@@ -23,12 +23,7 @@ class FaqConfig(AppConfig):
         from rules.api import bulk, stored
         from rules.derived.models import FeedKind
 
-        from .api.serializers import QuestionSerializer
         from .api.views import QuestionViewSet
 
         stored.register(FeedKind.QUESTION, QuestionViewSet)
-        bulk.register(
-            "questions",
-            lambda game, language: bulk.scoped(QuestionViewSet().get_queryset(), game, language),
-            QuestionSerializer,
-        )
+        bulk.register("questions", QuestionViewSet)

@@ -3,6 +3,7 @@ lists' serializers give when asked afresh: for every stored kind (games, entries
 errata, FAQ questions), after every kind of write, in every representation, filtered
 (queries built per request) and unfiltered (compiled once)."""
 
+import json
 import re
 import uuid
 
@@ -138,6 +139,49 @@ def test_stored_lists_equal_fresh_ones_after_every_write(client, monkeypatch, wo
     assert_stored_is_fresh(client, monkeypatch, world)
     write(world)
     assert_stored_is_fresh(client, monkeypatch, world)
+    assert_bulk_files_are_fresh(monkeypatch)
+
+
+def bulk_files() -> dict[str, dict]:
+    """Every bulk file there is to have, as the worker makes it now (rules.api.bulk), parsed
+    and without the time it was made at."""
+    from rules.api import bulk
+    from rules.builds.kinds import KINDS
+    from rules.builds.models import BuiltFile
+
+    kind = KINDS[BuiltFile.Kind.BULK]
+    files = {}
+    for _game, _language, path, file in bulk.file_records():
+        gathered = kind.gather(file)
+        if gathered is not None:
+            document = json.loads(kind.render(file, gathered))
+            del document["made_at"]
+            files[path] = document
+    return files
+
+
+def assert_bulk_files_are_fresh(monkeypatch):
+    """Assembled from stored JSON, the files hold what serializing every item gives (the
+    same data: the stored bodies escape U+2028 as the API's renderer does, the file's own
+    encoder did not)."""
+    made = bulk_files()
+    with monkeypatch.context() as patched:
+        patched.setattr(stored_json, "_makers", {})
+        serialized = bulk_files()
+    assert made == serialized
+    assert made["/api/v1/bulk/all.json"]["entries"], "the file of everything lists entries"
+
+
+def test_a_bulk_file_is_assembled_from_the_stored_json(monkeypatch, world):
+    fight = world["fight"].pk
+    body = PublicItem.objects.get(kind="entry", object_id=fight).body
+    PublicItem.objects.filter(kind="entry", object_id=fight).update(body=body.replace("Roll the die.", "Stored."))
+    entries = {entry["id"]: entry for entry in bulk_files()["/api/v1/bulk/all.json"]["entries"]}
+    assert entries[fight]["body"] == "Stored. See [[Boost]]."  # made by hand above: read, not serialized
+    assert entries[fight]["url"].startswith("http")  # the site's address put in
+    PublicItem.objects.filter(kind="entry", object_id=world["boost"].pk).update(body=None)
+    entries = {entry["id"]: entry for entry in bulk_files()["/api/v1/bulk/all.json"]["entries"]}
+    assert entries[fight]["body"] == "Roll the die. See [[Boost]].", "a body missing: the section is serialized"
 
 
 @pytest.mark.parametrize(
