@@ -127,7 +127,7 @@ class StoredItem(dict):
     def _read_only(self, *args, **kwargs):
         raise TypeError("a stored item is sent as stored: serialize the item to change it")
 
-    __setitem__ = __delitem__ = update = pop = popitem = setdefault = clear = _read_only
+    __setitem__ = __delitem__ = __ior__ = update = pop = popitem = setdefault = clear = _read_only
 
 
 class StoredJSONRenderer(JSONRenderer):
@@ -246,7 +246,7 @@ class CompiledList:
         if kind not in by_view:
             by_view[kind] = ItemQuery.compile(view, reading)
         query = by_view[kind]
-        return None if query is None else query.body(value)
+        return None if query is None else query.body(reading, value)
 
     def pages(self, view) -> "CompiledPages":
         kind = type(view)
@@ -282,9 +282,9 @@ class ItemQuery:
     INTEGER_MARK = -7_301_938_475_112_093
     TEXT_MARK = "\x00rulesite-lookup\x00"
 
-    def __init__(self, reading, sql: str, params: tuple, index: int, field, bounds: tuple | None):
-        self.reading, self.sql, self.params, self.index = reading, sql, params, index
-        self.field, self.bounds = field, bounds
+    def __init__(self, sql: str, params: tuple, index: int, field, bounds: tuple | None):
+        # No connection kept: it is the key of the weak dictionary this is kept in.
+        self.sql, self.params, self.index, self.field, self.bounds = sql, params, index, field, bounds
 
     @classmethod
     def compile(cls, view, reading) -> "ItemQuery | None":
@@ -300,9 +300,9 @@ class ItemQuery:
         if len(places) != 1:
             return None
         bounds = reading.ops.integer_field_range(internal) if integer else None
-        return cls(reading, sql, tuple(params), places[0], field, bounds)
+        return cls(sql, tuple(params), places[0], field, bounds)
 
-    def body(self, value: str) -> bytes | None:
+    def body(self, reading, value: str) -> bytes | None:
         try:
             value = self.field.get_prep_value(value)
         except (TypeError, ValueError):
@@ -313,7 +313,7 @@ class ItemQuery:
                 return None
         params = list(self.params)
         params[self.index] = value
-        with self.reading.cursor() as cursor:
+        with reading.cursor() as cursor:
             read_text_as_bytes(cursor)  # the stored JSON as it is sent (rules.shared.text_bytes)
             cursor.execute(self.sql, params)
             row = cursor.fetchone()
