@@ -37,6 +37,9 @@ Only with Django's ``RedisCache``: the per-process cache keeps reading the datab
 (another process's writes could not reach a per-process copy), memcached too.
 """
 
+import os
+import threading
+
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
@@ -70,6 +73,7 @@ class SharedVersion:
         self.generation_key = cache.make_and_validate_key(GENERATION)
         self._fill = None
         self._client = None
+        self._local = threading.local()  # each thread's connection for round_trip
 
     @staticmethod
     def usable(cache) -> bool:
@@ -87,24 +91,34 @@ class SharedVersion:
 
     def round_trip(self, *commands: tuple) -> list:
         """The replies to ``commands`` (each a tuple such as ``("GET", key)``), sent together
-        on one of the client's pooled connections and read as Redis sent them: what a
-        pipeline without a transaction does, without redis-py's pipeline machinery (its
+        on this thread's own connection (``connection``) and read as Redis sent them: what
+        a pipeline without a transaction does, without redis-py's pipeline machinery (its
         command stack, reply callbacks, retries and metrics), which was a fifth of a cache
         hit's CPU: 75 -> 49-59 µs for a ``GET`` and an ``HGETALL`` (a loop of 5,000 on this
         machine, 2026-12-04). A reply is raw: ``HGETALL``'s is a dict in RESP3, a flat list
         in RESP2 (``as_dict``). Any error (Redis down, a reply half read) drops the
-        connection, so the next user of the pool never reads this one's replies; the
-        caller handles it as a cache that is down (``CACHE_ERRORS``)."""
-        pool = self.client().connection_pool
-        connection = pool.get_connection()
+        connection, so no later call reads this one's replies (the next one connects
+        again); the caller handles it as a cache that is down (``CACHE_ERRORS``)."""
+        connection = self.connection()
         try:
             connection.send_packed_command(connection.pack_commands(commands))
             return [connection.read_response() for _ in commands]
         except BaseException:
             connection.disconnect()
             raise
-        finally:
-            pool.release(connection)
+
+    def connection(self):
+        """This thread's connection for ``round_trip``, made like the client pool's own
+        (address, database, protocol, credentials, timeouts) but never handed back to it:
+        taking one from the pool and returning it, with redis-py's metrics and checks on
+        both ways, was a fifth of a front-cache hit's CPU (``bench/cpu.py --profile``). One
+        per thread, as the pool would hold under load; one per process too: a connection
+        made before a fork is never used after it (its socket would be shared)."""
+        local = self._local
+        if getattr(local, "pid", None) != os.getpid():
+            pool = self.client().connection_pool
+            local.connection, local.pid = pool.connection_class(**pool.connection_kwargs), os.getpid()
+        return local.connection
 
     def lookup(self, game: str | None, response_key: str) -> tuple[Version | None, bytes, object]:
         """(the tokens as the copy has them, or None when a field is missing; the

@@ -33,6 +33,7 @@ process; the ETag is of the plain body and weak (one validator whichever way a r
 was compressed, which HTTP allows for a weak one: the same content, other bytes).
 """
 
+import functools
 import hashlib
 
 from django.utils.cache import patch_vary_headers
@@ -52,6 +53,7 @@ def accepts_gzip(request) -> bool:
     return header_accepts_gzip(request.META.get("HTTP_ACCEPT_ENCODING", ""))
 
 
+@functools.lru_cache(maxsize=256)  # a handful of values in practice; bounded whatever clients send
 def header_accepts_gzip(header: str) -> bool:
     """``accepts_gzip`` of an ``Accept-Encoding`` header's value."""
     if "gzip" not in header and "*" not in header:
