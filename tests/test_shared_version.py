@@ -121,3 +121,33 @@ def test_a_reply_error_leaves_no_reply_for_the_next_request(redis_cache):
         shared.round_trip(("HGETALL", "a-string"), ("GET", "other"))
     assert shared.round_trip(("GET", "mine")) == [b"my value"]
     assert shared_version.as_dict(shared.round_trip(("HGETALL", "no-such-hash"))[0]) == {}
+
+
+def test_threads_at_once_each_read_their_own_replies(redis_cache):
+    """gunicorn's threads make round trips at the same time: none ever reads a reply meant
+    for another (each thread has a connection of its own)."""
+    import threading
+
+    import redis as redis_py
+
+    shared = shared_version.configured()
+    raw = redis_py.Redis.from_url(redis_cache._cache._servers[0])
+    for number in range(8):
+        raw.set(f"thread-{number}", f"value {number}".encode())
+    wrong = []
+
+    def read(number: int) -> None:
+        for _ in range(300):
+            try:
+                value, tokens = shared.round_trip(("GET", f"thread-{number}"), ("HGETALL", "no-such-hash"))
+                if value != f"value {number}".encode() or shared_version.as_dict(tokens) != {}:
+                    wrong.append((number, value))
+            except Exception as error:  # a reply of another thread's, or a broken exchange
+                wrong.append((number, repr(error)))
+
+    threads = [threading.Thread(target=read, args=(number,)) for number in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
