@@ -58,11 +58,14 @@ def site(response_cache, django_requests):
     return application
 
 
-def forget_front_keys(cache) -> None:
+def forget_front_keys(cache, site=None) -> None:
+    """Every kept answer evicted (and, with Redis, ``site``'s copies of them)."""
     if isinstance(cache, RedisCache):
         client = cache._cache.get_client()
         for kept in client.scan_iter(match="*front:*"):
             client.delete(kept)
+        if site is not None:
+            site.answers.copies.clear()
     else:
         for key in [key for key in cache._cache if ":front:" in key]:
             cache.delete(key.split(":", 2)[2])
@@ -260,7 +263,7 @@ def test_writes_to_other_games_do_not_use_up_a_pages_place(
         django_requests.clear()
         assert call(site, url) == call(site, url) == first
         assert django_requests == after_a_write, "Django at most once, after the write; then in front again"
-    forget_front_keys(response_cache)  # evicted (maxmemory, MAX_ENTRIES) or expired
+    forget_front_keys(response_cache, site)  # evicted (maxmemory, MAX_ENTRIES) or expired
     django_requests.clear()
     assert call(site, url) == call(site, url) == first
     assert django_requests == [1]
@@ -341,3 +344,43 @@ def test_a_deployment_has_its_own_answers(settings, response_cache, django_reque
     assert len(django_requests) == 2
     assert "0x" not in repr([(name, getattr(settings, name)) for name in dir(settings)
                              if name.startswith(front_cache.HEADER_SETTINGS)]), "the same in every process"  # fmt: skip
+
+
+def test_each_process_reads_only_the_tokens_for_an_answer_it_has_a_copy_of(
+    redis_cache, django_requests, two_games, django_capture_on_commit_callbacks
+):
+    """Two processes (two front caches on one Redis): each keeps a copy of what it sent,
+    and a copy older than the tokens is dropped for the newer answer another process
+    kept, which is then sent in front of Django."""
+    first, second = front_cache.wrap(WSGIHandler()), front_cache.wrap(WSGIHandler())
+    fight = two_games["fight"]
+    url = fight.get_absolute_url()
+    before = call(first, url)
+    assert call(second, url) == before  # from Redis, and now a copy in each
+    assert len(first.answers.copies.entries) == len(second.answers.copies.entries) == 1
+    client = redis_cache._cache.get_client()
+    for kept in client.scan_iter(match="*front:*"):
+        client.delete(kept)
+    django_requests.clear()
+    assert call(first, url) == call(second, url) == before  # the copies, valid by the tokens
+    assert django_requests == []
+
+    with django_capture_on_commit_callbacks(execute=True):
+        fight.body = "Roll two dice."
+        fight.save()
+    assert b"Roll two dice." in call(second, url)[2]  # Django, then kept in Redis and copied
+    django_requests.clear()
+    assert b"Roll two dice." in call(first, url)[2]  # its copy is older: Redis has the new one
+    assert django_requests == []
+
+
+def test_the_copies_stay_within_their_bytes():
+    copies = front_cache.Copies(max_bytes=100)
+    for number in range(5):
+        copies.put(f"key-{number}", ("game", False, "tag", ("200 OK", (), b"x" * 40)), 40)
+    assert list(copies.entries) == ["key-3", "key-4"] and copies.size == 80
+    copies.get("key-3")  # used: the other is dropped next
+    copies.put("key-5", ("game", False, "tag", ("200 OK", (), b"x" * 40)), 40)
+    assert list(copies.entries) == ["key-3", "key-5"]
+    copies.put("huge", ("game", False, "tag", ("200 OK", (), b"x" * 200)), 200)
+    assert "huge" not in copies.entries

@@ -297,6 +297,9 @@ RESPONSE_CACHE_VERSION_SECONDS = 5
 # A reader's repeated request answered in front of Django, from the bytes Django sent
 # (rulesite/front_cache.py), with any cache but the dummy. DJANGO_FRONT_CACHE=0 turns it off.
 RESPONSE_CACHE_FRONT = os.environ.get("DJANGO_FRONT_CACHE", "1").strip() != "0"
+# With Redis: how much of what Redis keeps for the front cache each process keeps a copy
+# of, so a hit reads only the tokens from Redis (rulesite/front_cache.py, Copies).
+RESPONSE_CACHE_FRONT_COPY_BYTES = int(os.environ.get("DJANGO_FRONT_CACHE_COPY_MB", "32")) * 1024 * 1024
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
