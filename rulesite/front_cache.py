@@ -60,10 +60,11 @@ Where the tokens are read depends on the response cache (``RedisAnswers``,
 
 - **Redis**: the tokens kept beside the pages (``rulesite.shared_version``: filled from
   the primary, thrown away by every unit of work when it commits), read with the kept
-  response in one pipelined round trip, or alone when this process has a copy of the
-  answer (``Copies``, bounded by ``RESPONSE_CACHE_FRONT_COPY_BYTES``). When they are missing (a write has just thrown
-  them away, or they expired after ``RESPONSE_CACHE_VERSION_SECONDS``), Django answers,
-  reads the database and fills them again.
+  response in one pipelined round trip, or alone (the scope's fields only) when this
+  process has a copy of the answer (``Copies``, up to ``RESPONSE_CACHE_FRONT_COPY_BYTES``).
+  When they are missing (a write has just thrown them away, or they expired after
+  ``RESPONSE_CACHE_VERSION_SECONDS``), Django answers, reads the database and fills them
+  again.
 - **Any other cache** (the per-process ``LocMemCache`` that ``make run`` uses, memcached):
   the kept response from that cache, then the tokens of its scope from the primary
   database, in the one indexed single-row query the response cache makes
@@ -266,8 +267,10 @@ class RedisAnswers:
         copy = self.copies.get(key)
         if copy is not None:
             game, vectors, tag, response = copy
-            (tokens,) = self.shared.round_trip(("HGETALL", self.shared.key))
-            now = current_tag(as_dict(tokens), game, vectors)
+            # The scope's tokens only: the hash holds one field per game read lately.
+            fields = (b"c", b"v") if game is None else (b"c", b"v", f"g:{game}".encode())
+            (values,) = self.shared.round_trip(("HMGET", self.shared.key, *fields))
+            now = current_tag(dict(zip(fields, values, strict=True)), game, vectors)
             if now == tag:
                 return response, tag
             if now is None:  # the tokens' copy thrown away by a write: Django reads them
@@ -388,9 +391,10 @@ def deployment() -> str:
     return hashlib.sha1(f"{deployed()}\n{read}".encode(), usedforsecurity=False).hexdigest()
 
 
-def current_tag(tokens: dict[bytes, bytes], game: str | None, vectors: bool) -> str | None:
+def current_tag(tokens: dict[bytes, bytes | None], game: str | None, vectors: bool) -> str | None:
     """The tag a response of this scope is valid for now, from the tokens' copy (its
-    ``HGETALL``); None when a token it needs is missing (Django reads the database)."""
+    ``HGETALL``, or an ``HMGET`` of the scope's fields); None when a token it needs is
+    missing (Django reads the database)."""
     site, vector = tokens.get(b"c"), tokens.get(b"v")
     if site is None or vector is None:
         return None
