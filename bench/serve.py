@@ -1,6 +1,6 @@
 """Benchmark: how many requests a second the site serves, next to a static file.
 
-    .venv/bin/python bench/serve.py [--entries 619] [--duration 10] [--warmup 2]
+    .venv/bin/python bench/serve.py [--entries 619] [--duration 10] [--warmup 2] [--rounds 3]
         [--database-url URL] [--also-cache-url redis://127.0.0.1:6379/0]
         [--only static,entry,game,api-list,api-search] [--keep] [--encoding gzip|identity]
         [--replica-url postgres://…@replica/db]
@@ -31,7 +31,10 @@ ones from the latencies) loads, one after the other:
     api-list    /api/v1/entries/?page_size=50
     api-search  /api/v1/search/?q=<a word of a generated title>
 
-and the static file once more at the end.
+and the static file once more at the end. With ``--rounds N`` (3 by default) the pages are
+loaded N times over, each round after a measurement of the static file and the last
+followed by one more: static, entry, game, api-list, api-search, static, entry, …,
+static. The warm-up is only in the first round.
 
 With gunicorn's one shared listening socket, which worker accepts each of wrk's 8
 connections is a race: often one worker wins all 8 and the run measures one core of
@@ -53,11 +56,15 @@ non-2xx is wrk's "Non-2xx or 3xx responses" (4xx and 5xx answers), and socket er
 connections that failed or timed out (no response at all). Each URL's first response,
 requested once before the load, must be a 200 (not a redirect): it is printed too.
 
-Every figure is compared with the static file's req/s *in the same server run* (the
-mean of its measurements at the start and the end; the two show any drift): the same
-machine, gunicorn, middleware stack and load generator, so the ratio says what the page
-costs beyond the bare request handling, and stays comparable across machines. The end
-of the output lists the targets and whether each was met.
+Every figure is compared with the static file's req/s *in the same server run*: the
+same machine, gunicorn, middleware stack and load generator, so the ratio says what the
+page costs beyond the bare request handling, and stays comparable across machines. Each
+round's page is compared with the static file on either side of it (the mean of the
+two), and a page's ratio is the median of its rounds' ratios, each printed beside it. On
+this machine the static file alone moved by 7-23 % between the start and the end of a
+one-round run, and a page's ratio by up to ±25 % between whole runs (2026-12-03/04):
+one round's ratio is one draw of that, the median of three neighbours' ratios is less
+of one. The end of the output lists the targets and whether each was met.
 
 Also measured, before any server starts: the first misspelt search in a fresh process,
 for a generated title word with two letters swapped, which has to load the "did you
@@ -109,7 +116,7 @@ CONNECTIONS = 8
 # wrk's default (2 s) would drop slower responses from the latencies as socket errors.
 WRK_TIMEOUT = 30
 PAGES = ("static", "entry", "game", "api-list", "api-search")
-STATIC_AGAIN = "static again"  # the static file measured again at the end of a run
+STATIC = "static"  # the static file: measured before each round and after the last
 
 # Each page's req/s as a share of the static file's, in the same server run (the
 # performance issue's targets: cached as fast as the static file, within 10 %, with the
@@ -178,6 +185,45 @@ class Measurement:
 
 
 @dataclass
+class RunResult:
+    """One server run's measurements: ``statics[i]`` is the static file before round
+    ``i`` (and the last one after the last round), ``rounds[i]`` the pages of round ``i``."""
+
+    statics: list[Measurement]
+    rounds: list[dict[str, Measurement]]
+
+    def pages(self) -> list[str]:
+        return list(self.rounds[0]) if self.rounds else []
+
+    def ratios(self, name: str) -> list[float]:
+        """The page's req/s over the static file's on either side of it, one per round
+        (none without the static file, or where it answered nothing)."""
+        if len(self.statics) != len(self.rounds) + 1:
+            return []
+        ratios = []
+        for index, measured in enumerate(self.rounds):
+            base = statistics.mean(m.requests_per_second for m in self.statics[index : index + 2])
+            if not base:
+                return []
+            ratios.append(measured[name].requests_per_second / base)
+        return ratios
+
+    def ratio(self, name: str) -> float | None:
+        """The median of the page's ratios over its rounds."""
+        ratios = self.ratios(name)
+        return statistics.median(ratios) if ratios else None
+
+    def all(self) -> Iterator[tuple[str, Measurement]]:
+        """Every measurement of the run, the static file's included, with its page."""
+        for index, measured in enumerate(self.rounds):
+            if index < len(self.statics):
+                yield STATIC, self.statics[index]
+            yield from measured.items()
+        if len(self.statics) > len(self.rounds):
+            yield STATIC, self.statics[-1]
+
+
+@dataclass
 class Site:
     env: dict[str, str]
     paths: dict[str, str]  # page name → path and query
@@ -217,10 +263,10 @@ def main() -> int:
                 ServerRun("LocMemCache + replica", None, "on", args.replica_url),
                 ServerRun("dummy:// + replica", "dummy://", "off", args.replica_url),
             ]
-        results: dict[str, dict[str, Measurement]] = {}
+        results: dict[str, RunResult] = {}
         for run in runs:
             results[run.label] = load_server(run, site, args, gunicorn, workdir)
-        print_table(runs, results, {name: site.paths[name] for name in args.pages}, args.duration)
+        print_table(runs, results, {name: site.paths[name] for name in args.pages}, args)
         print_targets(runs, results, site, probes)
     finally:
         if args.keep:
@@ -235,6 +281,13 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--entries", type=int, default=619, help="generated glossary entries (619)")
     parser.add_argument("--duration", type=int, default=10, help="seconds of load per URL (10)")
     parser.add_argument("--warmup", type=int, default=2, help="seconds of warm-up load per URL (2)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="times each page is loaded, between measurements of the static file (3); "
+        "its ratio is the median of its rounds'",
+    )
     parser.add_argument("--database-url", help="an empty database to fill (default: SQLite)")
     parser.add_argument(
         "--also-cache-url",
@@ -264,6 +317,8 @@ def parse_args() -> argparse.Namespace:
         unknown = set(args.pages) - set(PAGES)
         if unknown:
             parser.error(f"unknown page(s) {', '.join(sorted(unknown))}; use {','.join(PAGES)}")
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     if args.entries < 10:
         parser.error("--entries must be at least 10")
     if args.replica_url and not (args.database_url or "").startswith(("postgres://", "postgresql://")):
@@ -487,7 +542,7 @@ def run_probes(site: Site, label: str, probe_code: str) -> list[dict]:
 
 def load_server(
     run: ServerRun, site: Site, args: argparse.Namespace, gunicorn: Path, workdir: Path
-) -> dict[str, Measurement]:
+) -> RunResult:
     env = dict(site.env)
     env.update(DJANGO_DEBUG="0", DJANGO_SECURE_SSL_REDIRECT="0", DJANGO_SECURE_COOKIES="0")
     env.pop("DJANGO_CACHE_URL", None)
@@ -500,30 +555,39 @@ def load_server(
     cache = run.cache_url or "unset (per-process LocMemCache)"
     replica = f"; DATABASE_REPLICA_URL {run.replica_url}" if run.replica_url else ""
     print(f"\nserver run: DJANGO_CACHE_URL {cache}{replica}; gunicorn, {server_shape(env)} ({log.name})")
-    # The static file once more at the end: the baseline is the mean of both, and the two
-    # show whether the machine's speed drifted during the run (other work on it).
-    pages = [*args.pages, STATIC_AGAIN] if "static" in args.pages else list(args.pages)
-    measurements = {}
+    pages = [name for name in args.pages if name != STATIC]
+    result = RunResult(statics=[], rounds=[])
     workers = gunicorn_config(env)["workers"]
     print(f"  load average before: {load_average()}")
     with serving(gunicorn, env, log) as base_url:
-        for name in pages:
-            url = base_url + site.paths["static" if name == STATIC_AGAIN else name]
+
+        def measure(name: str, round_number: int) -> Measurement:
+            url = base_url + site.paths[name]
             status, size = first_status(url, args.encoding)
-            run_wrk(url, args.warmup, args.encoding)
+            if round_number == 1:  # both workers' caches filled, the static file read once
+                run_wrk(url, args.warmup, args.encoding)
             measured = run_wrk(url, args.duration, args.encoding, workers)
             measured.first_status = status
-            measurements[name] = measured
             print(
-                f"  {name:<12} {measured.requests_per_second:9.1f} req/s  "
+                f"  {name:<12} {round_number:>2} {measured.requests_per_second:9.1f} req/s  "
                 f"p50 {measured.p50_ms:7.1f} ms  p99 {measured.p99_ms:7.1f} ms  "
                 f"status {status}  {size:>7} bytes  workers {measured.spread}"
             )
+            return measured
+
+        for round_number in range(1, args.rounds + 1):
+            if STATIC in args.pages:
+                result.statics.append(measure(STATIC, round_number))
+            result.rounds.append({name: measure(name, round_number) for name in pages})
+        if STATIC in args.pages:
+            # After the last round too: each round's pages have the static file on either
+            # side, and the measurements show whether the machine's speed drifted.
+            result.statics.append(measure(STATIC, args.rounds + 1))
     print(f"  load average after: {load_average()}")
-    if any(m.non_2xx or m.first_status != 200 for m in measurements.values()):
+    if any(m.non_2xx or m.first_status != 200 for _, m in result.all()):
         for line, count in server_errors(log).most_common(3):
             print(f"  server log, {count}×: {line}")
-    return measurements
+    return result
 
 
 def wait_for_replica(primary_url: str, replica_url: str, seconds: float = 120) -> None:
@@ -812,86 +876,74 @@ def parse_wrk(output: str) -> Measurement:
 
 
 def print_table(
-    runs: list[ServerRun],
-    results: dict[str, dict[str, Measurement]],
-    paths: dict[str, str],
-    duration: int,
+    runs: list[ServerRun], results: dict[str, RunResult], paths: dict[str, str], args: argparse.Namespace
 ) -> None:
     print("\nURLs:")
     for name, path in paths.items():
         print(f"  {name:<11} {path}")
     print(
-        f"\nwrk -t1 -c{CONNECTIONS} -d{duration}s --latency, "
+        f"\nwrk -t1 -c{CONNECTIONS} -d{args.duration}s --latency, {args.rounds} round(s), "
         f"gunicorn, {server_shape(dict(os.environ))}."
-        "\n× static: req/s over the static file's in the same server run (the mean of its"
-        " measurements at the start and at the end)."
+        "\n× static: the median over the rounds of the page's req/s over the static file's"
+        " on either side of it in the same server run (the mean of the two); each round's"
+        " ratio in 'rounds'. req/s and p50: the median round's; p99: the worst round's;"
+        " non-2xx and socket errors: all rounds'; workers: each round's spread."
     )
     header = (
-        f"{'page':<12} {'cache':<22} {'req/s':>9} {'× static':>9} {'p50 ms':>8} {'p99 ms':>8} "
-        f"{'non-2xx':>8} {'sock.err':>8} {'workers':>8}"
+        f"{'page':<12} {'cache':<22} {'req/s':>9} {'× static':>9} {'rounds':<20} {'p50 ms':>8} "
+        f"{'p99 ms':>8} {'non-2xx':>8} {'sock.err':>8}  workers"
     )
     print(header)
     print("-" * len(header))
     for run in runs:
-        measured = results[run.label]
-        base = baseline(measured)
-        for name, result in measured.items():
-            ratio = f"{result.requests_per_second / base:.3f}" if base else "-"
+        result = results[run.label]
+        rows: list[tuple[str, list[Measurement], list[float]]] = []
+        if result.statics:
+            rows.append((STATIC, result.statics, []))
+        rows += [
+            (name, [measured[name] for measured in result.rounds], result.ratios(name))
+            for name in result.pages()
+        ]
+        for name, measurements, ratios in rows:
+            typical = sorted(measurements, key=lambda m: m.requests_per_second)[(len(measurements) - 1) // 2]
+            ratio = f"{statistics.median(ratios):.3f}" if ratios else "-"
+            each = " ".join(f"{value:.2f}" for value in ratios) if ratios else ""
             print(
-                f"{name:<12} {run.label[:22]:<22} {result.requests_per_second:9.1f} {ratio:>9} "
-                f"{result.p50_ms:8.1f} {result.p99_ms:8.1f} {result.non_2xx:8d} "
-                f"{result.socket_errors:8d} {result.spread:>8}"
+                f"{name:<12} {run.label[:22]:<22} {typical.requests_per_second:9.1f} {ratio:>9} "
+                f"{each:<20} {typical.p50_ms:8.1f} {max(m.p99_ms for m in measurements):8.1f} "
+                f"{sum(m.non_2xx for m in measurements):8d} {sum(m.socket_errors for m in measurements):8d}"
+                f"  {' '.join(m.spread for m in measurements)}"
             )
-
-
-def baseline(measured: dict[str, Measurement]) -> float | None:
-    """The static file's req/s in one server run: the mean of its two measurements."""
-    rates = [
-        measured[name].requests_per_second for name in ("static", STATIC_AGAIN) if name in measured
-    ]
-    return statistics.mean(rates) if rates and all(rates) else None
 
 
 def print_targets(
     runs: list[ServerRun],
-    results: dict[str, dict[str, Measurement]],
+    results: dict[str, RunResult],
     site: Site,
     probes: list[dict],
 ) -> None:
     print("\nTargets:")
     several_workers = gunicorn_config(dict(os.environ))["workers"] > 1  # else one holds all, by design
     for run in runs:
-        measured = results[run.label]
-        base = baseline(measured)
+        result = results[run.label]
         for name, share in TARGETS[run.caching].items():
             wanted = f"cache {run.caching}, {run.label}: {name} >= {share}× static"
-            if name not in measured or base is None:
+            ratio = result.ratio(name) if name in result.pages() else None
+            if ratio is None:
                 print(f"  {wanted:<62} {'not measured':>12}")
                 continue
-            ratio = measured[name].requests_per_second / base
-            remark = one_worker(measured, name) if several_workers else ""
+            remark = one_worker(result, name) if several_workers else ""
             print(f"  {wanted:<62} {ratio:7.3f}×  {verdict(ratio >= share)}{remark}")
 
-    failing = [
-        f"{name} ({run.label}): {result.non_2xx}"
-        for run in runs
-        for name, result in results[run.label].items()
-        if result.non_2xx
-    ]
+    measurements = [(run.label, name, m) for run in runs for name, m in results[run.label].all()]
+    failing = [f"{name} ({label}): {m.non_2xx}" for label, name, m in measurements if m.non_2xx]
     print(f"  {'non-2xx/3xx responses: 0 everywhere':<62} {'':8} {verdict(not failing)}")
     for line in failing:
         print(f"      {line}")
-    odd_status = [
-        f"{name} ({run.label}): {result.first_status}"
-        for run in runs
-        for name, result in results[run.label].items()
-        if result.first_status != 200
-    ]
+    odd_status = [f"{name} ({label}): {m.first_status}" for label, name, m in measurements if m.first_status != 200]
     if odd_status:
         print("  first request before the load was not a 200 for: " + "; ".join(odd_status))
-    sockets = sum(
-        result.socket_errors for measured in results.values() for result in measured.values()
-    )
+    sockets = sum(m.socket_errors for _, _, m in measurements)
     if sockets:
         print(f"  (socket errors, not a target: {sockets} in all)")
 
@@ -909,14 +961,14 @@ def print_targets(
     )
 
 
-def one_worker(measured: dict[str, Measurement], name: str) -> str:
+def one_worker(result: RunResult, name: str) -> str:
     """A remark when the page's or the static file's 8 connections all sat on one worker
-    (``connection_spread``): that measurement is of one core of Python, not the server's
-    two, and the ratio moves by up to 2.8x with it (the manual's operations page, "One
-    shared socket or one per worker")."""
+    in some round (``connection_spread``): that measurement is of one core of Python, not
+    the server's two, and the ratio moves by up to 2.8x with it (the manual's operations
+    page, "One shared socket or one per worker")."""
     one = str(CONNECTIONS)
-    whole = [key for key in (name, "static", STATIC_AGAIN) if key in measured and measured[key].spread == one]
-    return f"  (one worker held all {CONNECTIONS} connections: {', '.join(whole)})" if whole else ""
+    whole = sorted({key for key, measured in result.all() if key in (name, STATIC) and measured.spread == one})
+    return f"  (one worker held all {CONNECTIONS} connections in a round: {', '.join(whole)})" if whole else ""
 
 
 def verdict(met: bool) -> str:
