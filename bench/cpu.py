@@ -23,7 +23,10 @@ Use a database ``bench/serve.py --keep`` built (it prints the directory it kept)
 default caching is off (``dummy://``), which is what the cache-off targets measure. The
 stored entry pages are first brought up to date as the worker does after a write
 (``rules.pages.stored_pages``; ``--no-stored-pages`` leaves them as they are);
-``entry-render`` is the same entry rendered in the request.
+``entry-render`` is the same entry rendered in the request. ``queries`` counts those made
+through Django's cursor: a front-cache hit on PostgreSQL with the per-process cache reads
+its tokens past it (``rules.content.version.tag_now``), so it shows 0 there, and its
+query's time is in ``database`` (the server's CPU for the round).
 """
 
 import argparse
