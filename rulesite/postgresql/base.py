@@ -53,9 +53,10 @@ class DatabaseWrapper(base.DatabaseWrapper):
         cursor: prepared statements off (``DJANGO_DB_PREPARED_STATEMENTS=0``, a pooler
         that does not keep a session's), no open connection (Django opens one), a
         transaction open (the caller's query belongs in it), not exactly one row, or any
-        error (a connection
-        the server closed: Django's cursor then raises Django's error, which Django's
-        request cycle sees to). Nothing here runs Django's query wrappers or logging."""
+        error (a connection the server closed: Django's cursor then raises Django's
+        error, which Django's request cycle sees to; a statement deallocated by hand or by
+        psycopg's ``DEALLOCATE ALL``: prepared again next time). Nothing here runs
+        Django's query wrappers or logging."""
         connection = self.connection
         if connection is None or connection.closed or connection.broken:
             return None
