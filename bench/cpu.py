@@ -24,9 +24,10 @@ default caching is off (``dummy://``), which is what the cache-off targets measu
 stored entry pages are first brought up to date as the worker does after a write
 (``rules.pages.stored_pages``; ``--no-stored-pages`` leaves them as they are);
 ``entry-render`` is the same entry rendered in the request. ``queries`` counts those made
-through Django's cursor: a front-cache hit on PostgreSQL with the per-process cache reads
-its tokens past it (``rules.content.version.tag_now``), so it shows 0 there, and its
-query's time is in ``database`` (the server's CPU for the round).
+through Django's cursor: on PostgreSQL the content version is read past it, by a prepared
+statement on libpq (``rules.content.version.current``), so that query is not counted
+there (a front-cache hit shows 0), and its time is in ``database`` (the server's CPU for
+the round).
 """
 
 import argparse

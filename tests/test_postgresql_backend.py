@@ -104,8 +104,9 @@ def test_an_entry_page_query_is_planned_once_per_connection_for_every_entry(clie
     assert len(runs) == 1 and runs[0] >= len(entries) - settings.DATABASES["default"]["OPTIONS"]["prepare_threshold"]
 
 
-# The front cache's tokens, read by a statement prepared once per connection on libpq
-# (``DatabaseWrapper.prepared_row``, ``rules.content.version.tag_now``).
+# The content version, read on every request that may be cached and on every front-cache
+# hit, by a statement prepared once per connection on libpq
+# (``DatabaseWrapper.prepared_row``, ``rules.content.version.current``).
 
 
 def prepared_runs(wrapper, name: str) -> int | None:
@@ -118,65 +119,72 @@ def prepared_runs(wrapper, name: str) -> int | None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_front_caches_tag_is_the_one_djangos_query_gives_and_follows_a_write():
+def test_the_prepared_version_is_the_one_djangos_cursor_reads_and_follows_a_write():
     """Committed rows, read on an idle connection as a gunicorn thread's is between
-    requests: every scope's tag from the prepared statement is ``current``'s, it is the
-    prepared statement that answered, and a write to one game moves that game's tag only."""
+    requests: every scope's version (tokens and time) from the prepared statement is the
+    one Django's cursor reads (inside a transaction), it is the prepared statement that
+    answered, and a write to one game moves that game's tag only."""
     if connection.vendor != "postgresql":
         pytest.skip("the backend is PostgreSQL's")
+    from django.db import transaction
+
     from rules.content import version
     from tests.factories import make_entry, make_game
 
     fight, dusk = make_game(slug="fight-club"), make_game(slug="dusk-falls")
     entry = make_entry(game=fight, title="Initiative")
     make_entry(game=dusk, title="Nightfall")
-    scopes = [(None, False), (None, True), ("fight-club", False), ("dusk-falls", True), ("no-such-game", False)]
+    games = [None, "fight-club", "dusk-falls", "no-such-game"]
 
-    def tags() -> dict:
-        return {scope: version.tag_now(*scope, using=DEFAULT_DB_ALIAS) for scope in scopes}
+    def versions() -> dict:
+        return {game: version.current(game, using=DEFAULT_DB_ALIAS) for game in games}
 
-    runs = prepared_runs(connection, version.TAG_STATEMENT) or 0  # an earlier test's, on this connection
-    before = tags()
-    assert before == {scope: version.current(scope[0], DEFAULT_DB_ALIAS).tag(*scope) for scope in scopes}
-    assert prepared_runs(connection, version.TAG_STATEMENT) == runs + len(scopes)
+    def through_djangos_cursor() -> dict:
+        with transaction.atomic():
+            return versions()
+
+    runs = prepared_runs(connection, version.CURRENT_STATEMENT) or 0  # an earlier test's, on this connection
+    before = versions()
+    assert prepared_runs(connection, version.CURRENT_STATEMENT) == runs + len(games)
+    assert before == through_djangos_cursor()
+    assert before["fight-club"].game is not None and before["no-such-game"].game is None
 
     entry.body = "Roll for initiative."
     entry.save()
-    after = tags()
-    assert after[("fight-club", False)] != before[("fight-club", False)], "the edited game's tag moved"
-    assert after[("dusk-falls", True)] == before[("dusk-falls", True)], "the other game's did not"
-    assert after == {scope: version.current(scope[0], DEFAULT_DB_ALIAS).tag(*scope) for scope in scopes}
+    after = versions()
+    assert after["fight-club"].tag("fight-club") != before["fight-club"].tag("fight-club"), "the edited game's moved"
+    assert after["dusk-falls"].tag("dusk-falls", True) == before["dusk-falls"].tag("dusk-falls", True), "not the other"
+    assert after == through_djangos_cursor()
 
 
-def test_inside_a_transaction_the_tag_is_read_in_it(two_games):
-    """A transaction open on the connection (here the test's own): the tag is read in it,
-    through Django's cursor, so it sees the transaction's own writes."""
+def test_inside_a_transaction_the_version_is_read_in_it(two_games):
+    """A transaction open on the connection (here the test's own): the version is read
+    in it, through Django's cursor, so it sees the transaction's own writes."""
     if connection.vendor != "postgresql":
         pytest.skip("the backend is PostgreSQL's")
     from rules.content import version
 
     fight = two_games["fight"]
     slug = fight.game.slug
-    runs = prepared_runs(connection, version.TAG_STATEMENT)  # an earlier test's, on this connection
-    before = version.tag_now(slug, False, using=DEFAULT_DB_ALIAS)
+    runs = prepared_runs(connection, version.CURRENT_STATEMENT)  # an earlier test's, on this connection
+    before = version.current(slug, using=DEFAULT_DB_ALIAS).tag(slug)
     fight.body = "Roll two dice."
     fight.save()
-    assert version.tag_now(slug, False, using=DEFAULT_DB_ALIAS) != before
-    assert version.tag_now(slug, False, using=DEFAULT_DB_ALIAS) == version.current(slug, DEFAULT_DB_ALIAS).tag(slug)
-    assert prepared_runs(connection, version.TAG_STATEMENT) == runs, "Django's cursor read it, not the statement"
+    assert version.current(slug, using=DEFAULT_DB_ALIAS).tag(slug) != before
+    assert prepared_runs(connection, version.CURRENT_STATEMENT) == runs, "Django's cursor read it, not the statement"
 
 
 def test_a_statement_deallocated_by_hand_is_prepared_again(kept):
     reader, _observer = kept
-    from rules.content.version import TAG_SQL, TAG_STATEMENT
+    from rules.content.version import CURRENT_SQL, CURRENT_STATEMENT
 
-    first = reader.prepared_row(TAG_STATEMENT, TAG_SQL, [None])
-    assert first is not None and prepared_runs(reader, TAG_STATEMENT) == 1
+    first = reader.prepared_row(CURRENT_STATEMENT, CURRENT_SQL, [None])
+    assert first is not None and prepared_runs(reader, CURRENT_STATEMENT) == 1
     with reader.cursor() as cursor:
         cursor.execute("DEALLOCATE ALL")
-    assert reader.prepared_row(TAG_STATEMENT, TAG_SQL, [None]) is None  # Django's cursor asks instead
-    assert reader.prepared_row(TAG_STATEMENT, TAG_SQL, [None]) == first
-    assert prepared_runs(reader, TAG_STATEMENT) == 1
+    assert reader.prepared_row(CURRENT_STATEMENT, CURRENT_SQL, [None]) is None  # Django's cursor asks instead
+    assert reader.prepared_row(CURRENT_STATEMENT, CURRENT_SQL, [None]) == first
+    assert prepared_runs(reader, CURRENT_STATEMENT) == 1
 
 
 def test_a_connection_the_server_ended_gives_no_row_then_django_replaces_it(kept):
@@ -185,30 +193,30 @@ def test_a_connection_the_server_ended_gives_no_row_then_django_replaces_it(kept
     the request closes the connection, and the next hit prepares on a new one."""
     from django.db import OperationalError
 
-    from rules.content.version import TAG_SQL, TAG_STATEMENT
+    from rules.content.version import CURRENT_SQL, CURRENT_STATEMENT
 
     reader, observer = kept
-    first = reader.prepared_row(TAG_STATEMENT, TAG_SQL, [None])
+    first = reader.prepared_row(CURRENT_STATEMENT, CURRENT_SQL, [None])
     pid = reader.connection.info.backend_pid
     with observer.cursor() as cursor:
         cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
     deadline = time.monotonic() + 10
     while activity(observer, pid) is not None and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert reader.prepared_row(TAG_STATEMENT, TAG_SQL, [None]) is None
+    assert reader.prepared_row(CURRENT_STATEMENT, CURRENT_SQL, [None]) is None
     with pytest.raises(OperationalError), reader.cursor() as cursor:
         cursor.execute("SELECT 1")
     assert next_request(reader) != pid
-    assert reader.prepared_row(TAG_STATEMENT, TAG_SQL, [None]) == first
+    assert reader.prepared_row(CURRENT_STATEMENT, CURRENT_SQL, [None]) == first
 
 
 def test_with_prepared_statements_off_the_tag_is_read_through_djangos_cursor(kept):
     """``DJANGO_DB_PREPARED_STATEMENTS=0`` (a pooler that does not keep a session's
     prepared statements): nothing is prepared by name either."""
-    from rules.content.version import TAG_SQL, TAG_STATEMENT
+    from rules.content.version import CURRENT_SQL, CURRENT_STATEMENT
 
     reader, _observer = kept
     options = {key: value for key, value in reader.settings_dict["OPTIONS"].items() if key != "prepare_threshold"}
     reader.settings_dict = {**reader.settings_dict, "OPTIONS": options}
-    assert reader.prepared_row(TAG_STATEMENT, TAG_SQL, [None]) is None
-    assert prepared_runs(reader, TAG_STATEMENT) is None
+    assert reader.prepared_row(CURRENT_STATEMENT, CURRENT_SQL, [None]) is None
+    assert prepared_runs(reader, CURRENT_STATEMENT) is None

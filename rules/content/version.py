@@ -112,11 +112,49 @@ def reading_connection():
     return connections[reading_alias()]
 
 
+# ``current``'s query as a statement prepared once per connection (PostgreSQL), its game by
+# the one text parameter (NULL: none), the time as ISO text whatever the server's DateStyle.
+CURRENT_STATEMENT = "rulesite_content_version"
+CURRENT_SQL = (
+    "SELECT token, to_char(changed_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.US'), vectors_token, "  # noqa: S608
+    f"(SELECT gv.token FROM {GAME_TABLE} gv JOIN rules_game g ON g.id = gv.game_id WHERE g.slug = $1) "
+    f"FROM {TABLE} WHERE id = 1"
+)
+
+
 def current(game: str | None = None, using: str | None = None) -> Version:
     """The version now, as the database this request reads content from has it (one
     indexed single-row read, no ORM); with ``game`` (a slug), that game's token too, in
-    the same query. ``using``: another database alias (the primary's own version)."""
-    with (connections[using] if using else reading_connection()).cursor() as cursor:
+    the same query. ``using``: another database alias (the primary's own version).
+
+    Read on every request that may be cached, and on every cache hit of the front cache
+    with the per-process cache: on PostgreSQL by a statement prepared once per connection
+    and run on libpq itself (``rulesite.postgresql``'s ``prepared_row``), past Django's
+    cursor and psycopg's, which were two thirds of the read's CPU (a front-cache hit
+    0.13–0.15 -> 0.07–0.08 ms, ``bench/cpu.py``). Whatever that way cannot answer (a
+    transaction open, prepared statements off, no connection yet, an error), and any
+    other database, through Django's cursor, whose errors are Django's."""
+    connection = connections[using] if using else reading_connection()
+    prepared_row = getattr(connection, "prepared_row", None)
+    row = None
+    if prepared_row is not None:
+        row = prepared_row(CURRENT_STATEMENT, CURRENT_SQL, [None if game is None else game.encode()])
+    if row is None:
+        row = _current_row(connection, game)
+    if row is None:  # a database whose row was removed by hand: still a valid version
+        return Version(0, _EPOCH)
+    token, changed_at, vectors, game_token = row
+    if isinstance(changed_at, bytes):  # the prepared statement's ISO text
+        changed_at = changed_at.decode()
+    if isinstance(changed_at, str):  # that, or SQLite's CURRENT_TIMESTAMP: "YYYY-MM-DD HH:MM:SS", UTC
+        changed_at = datetime.fromisoformat(changed_at)
+    if changed_at.tzinfo is None:
+        changed_at = changed_at.replace(tzinfo=UTC)
+    return Version(int(token), changed_at, int(vectors), None if game_token is None else int(game_token))
+
+
+def _current_row(connection, game: str | None) -> tuple | None:
+    with connection.cursor() as cursor:
         if game is None:
             cursor.execute(f"SELECT token, changed_at, vectors_token, NULL FROM {TABLE} WHERE id = 1")  # noqa: S608
         else:
@@ -126,43 +164,7 @@ def current(game: str | None = None, using: str | None = None) -> Version:
                 f"FROM {TABLE} WHERE id = 1",
                 [game],
             )
-        row = cursor.fetchone()
-    if row is None:  # a database whose row was removed by hand: still a valid version
-        return Version(0, _EPOCH)
-    token, changed_at, vectors, game_token = row
-    if isinstance(changed_at, str):  # SQLite's CURRENT_TIMESTAMP: "YYYY-MM-DD HH:MM:SS", UTC
-        changed_at = datetime.fromisoformat(changed_at)
-    if changed_at.tzinfo is None:
-        changed_at = changed_at.replace(tzinfo=UTC)
-    return Version(int(token), changed_at, int(vectors), None if game_token is None else int(game_token))
-
-
-# ``tag_now``'s query: ``current``'s, without the time (a tag does not hold it), its game
-# by the one text parameter (NULL: none), prepared once per connection.
-TAG_STATEMENT = "rulesite_content_tag"
-TAG_SQL = (
-    f"SELECT token, vectors_token, (SELECT gv.token FROM {GAME_TABLE} gv "  # noqa: S608
-    f"JOIN rules_game g ON g.id = gv.game_id WHERE g.slug = $1) FROM {TABLE} WHERE id = 1"
-)
-
-
-def tag_now(game: str | None, vectors: bool, using: str) -> str:
-    """``current(game, using).tag(game, vectors)``, the front cache's way (a hit with the
-    per-process cache: ``rulesite.front_cache``): on PostgreSQL a statement prepared once
-    per connection and run on libpq (``rulesite.postgresql``'s ``prepared_row``), a hit
-    0.15 -> 0.08 ms of CPU (``bench/cpu.py``); whatever that cannot answer, and any other
-    database, through Django's cursor as ``current``, whose errors are Django's."""
-    connection = connections[using]
-    prepared_row = getattr(connection, "prepared_row", None)
-    row = None
-    if prepared_row is not None:
-        row = prepared_row(TAG_STATEMENT, TAG_SQL, [None if game is None else game.encode()])
-    if row is None:
-        return current(game, using=using).tag(game, vectors)
-    token, vectors_token, game_token = row
-    return Version(int(token), _EPOCH, int(vectors_token), None if game_token is None else int(game_token)).tag(
-        game, vectors
-    )
+        return cursor.fetchone()
 
 
 def game_tokens(using: str | None = None) -> dict[int, int]:

@@ -22,9 +22,9 @@ requests and checks that the next one is answered, and that a well connection's 
 sends nothing.
 
 It also answers one row of a statement prepared once per connection on libpq itself
-(``prepared_row``): the front cache's one query per hit with the per-process cache
-(``rules.content.version.tag_now``), where Django's and psycopg's cursors were two thirds
-of the hit's CPU.
+(``prepared_row``): the content version, read on every request that may be cached and
+on every front-cache hit with the per-process cache (``rules.content.version.current``),
+where Django's and psycopg's cursors were two thirds of the read's CPU.
 """
 
 import select
