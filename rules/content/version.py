@@ -153,8 +153,8 @@ def current(game: str | None = None, using: str | None = None) -> Version:
     return Version(int(token), changed_at, int(vectors), None if game_token is None else int(game_token))
 
 
-def _current_row(connection, game: str | None) -> tuple | None:
-    with connection.cursor() as cursor:
+def _current_row(reading, game: str | None) -> tuple | None:
+    with reading.cursor() as cursor:
         if game is None:
             cursor.execute(f"SELECT token, changed_at, vectors_token, NULL FROM {TABLE} WHERE id = 1")  # noqa: S608
         else:
