@@ -45,6 +45,16 @@ def activity(observer, pid: int) -> str | None:
     return row[0] if row else None
 
 
+def terminate(observer, pid: int) -> None:
+    """The server ends the connection of its process ``pid`` (as a restart or
+    ``idle_session_timeout`` does), and the process has exited."""
+    with observer.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+    deadline = time.monotonic() + 10
+    while activity(observer, pid) is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_a_well_connection_is_checked_without_asking_the_server(kept):
     reader, observer = kept
     with reader.cursor() as cursor:
@@ -60,11 +70,7 @@ def test_a_well_connection_is_checked_without_asking_the_server(kept):
 def test_a_connection_the_server_ended_is_replaced_before_the_next_request(kept):
     reader, observer = kept
     pid = reader.connection.info.backend_pid
-    with observer.cursor() as cursor:
-        cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
-    deadline = time.monotonic() + 10
-    while activity(observer, pid) is not None and time.monotonic() < deadline:
-        time.sleep(0.05)
+    terminate(observer, pid)
     assert activity(observer, pid) is None
     new = next_request(reader)  # no error: a new connection
     assert new != pid
@@ -198,11 +204,7 @@ def test_a_connection_the_server_ended_gives_no_row_then_django_replaces_it(kept
     reader, observer = kept
     first = reader.prepared_row(CURRENT_STATEMENT, CURRENT_SQL, [None])
     pid = reader.connection.info.backend_pid
-    with observer.cursor() as cursor:
-        cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
-    deadline = time.monotonic() + 10
-    while activity(observer, pid) is not None and time.monotonic() < deadline:
-        time.sleep(0.05)
+    terminate(observer, pid)
     assert reader.prepared_row(CURRENT_STATEMENT, CURRENT_SQL, [None]) is None
     with pytest.raises(OperationalError), reader.cursor() as cursor:
         cursor.execute("SELECT 1")
