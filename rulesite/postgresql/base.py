@@ -27,6 +27,7 @@ on every front-cache hit with the per-process cache (``rules.content.version.cur
 where Django's and psycopg's cursors were two thirds of the read's CPU.
 """
 
+import functools
 import select
 
 import psycopg
@@ -55,12 +56,16 @@ class DatabaseWrapper(base.DatabaseWrapper):
         transaction open (the caller's query belongs in it), not exactly one row, or any
         error (a connection the server closed: Django's cursor then raises Django's
         error, which Django's request cycle sees to; a statement deallocated by hand or by
-        psycopg's ``DEALLOCATE ALL``: prepared again next time). Nothing here runs
-        Django's query wrappers or logging."""
+        the ``DEALLOCATE ALL`` psycopg sends after rolling back a transaction in which it
+        prepared its own: prepared again next time, one round trip lost). Nothing here runs
+        Django's query logging: with it on (``DEBUG``, a test capturing queries) this
+        answers None too, so Django's cursor logs the query; ``execute_wrappers``
+        (instrumentation, ``bench/cpu.py``'s count) are called around it as Django's
+        cursor calls them, with no cursor in their context."""
         connection = self.connection
         if connection is None or connection.closed or connection.broken:
             return None
-        if self.settings_dict["OPTIONS"].get("prepare_threshold") is None:
+        if self.queries_logged or self.settings_dict["OPTIONS"].get("prepare_threshold") is None:
             return None
         if connection.info.transaction_status != TransactionStatus.IDLE:
             return None
@@ -71,7 +76,13 @@ class DatabaseWrapper(base.DatabaseWrapper):
                 if pgconn.prepare(key, sql.encode(), None).status != ExecStatus.COMMAND_OK:
                     return None
                 self.prepared_rows.add(key)
-            result = pgconn.exec_prepared(key, params)
+            if self.execute_wrappers:
+                executor = lambda _sql, values, _many, _context: pgconn.exec_prepared(key, values)  # noqa: E731
+                for wrapper in reversed(self.execute_wrappers):
+                    executor = functools.partial(wrapper, executor)
+                result = executor(sql, params, False, {"connection": self, "cursor": None})
+            else:
+                result = pgconn.exec_prepared(key, params)
         except psycopg.Error:
             return None
         if result.status != ExecStatus.TUPLES_OK:
