@@ -23,11 +23,11 @@ Use a database ``bench/serve.py --keep`` built (it prints the directory it kept)
 default caching is off (``dummy://``), which is what the cache-off targets measure. The
 stored entry pages are first brought up to date as the worker does after a write
 (``rules.pages.stored_pages``; ``--no-stored-pages`` leaves them as they are);
-``entry-render`` is the same entry rendered in the request. ``queries`` counts those made
-through Django's cursor: on PostgreSQL the content version is read past it, by a prepared
-statement on libpq (``rules.content.version.current``), so that query is not counted
-there (a front-cache hit shows 0), and its time is in ``database`` (the server's CPU for
-the round).
+``entry-render`` is the same entry rendered in the request. ``queries`` counts every query,
+through the connection's ``execute_wrappers``: on PostgreSQL the content version is read
+past Django's cursor, by a prepared statement on libpq (``rules.content.version.current``),
+which calls the wrappers too, so a front-cache hit with the per-process cache counts 1
+there; ``database`` is the server's CPU for the round.
 """
 
 import argparse
