@@ -225,3 +225,136 @@ def test_with_prepared_statements_off_the_tag_is_read_through_djangos_cursor(kep
     reader.settings_dict = {**reader.settings_dict, "OPTIONS": options}
     assert reader.prepared_row(CURRENT_STATEMENT, CURRENT_SQL, [None]) is None
     assert prepared_runs(reader, CURRENT_STATEMENT) is None
+
+
+# An unfiltered API list's page, read by a statement prepared once per connection on
+# libpq (``DatabaseWrapper.prepared_fetchall``, ``rules.api.stored.CompiledPages``).
+
+STORED_LISTS = [
+    "/api/v1/games/",
+    "/api/v1/entries/",
+    "/api/v1/entries/?page_size=2&page=2",
+    "/api/v1/entries/?page=last&page_size=3&format=json",
+    "/api/v1/errata/",
+    "/api/v1/faq/",
+]
+
+
+def stored_list_runs(wrapper) -> int:
+    """How many times this connection's server session has run the stored lists' pages."""
+    with wrapper.cursor() as cursor:
+        cursor.execute(
+            "SELECT COALESCE(SUM(generic_plans + custom_plans), 0) FROM pg_prepared_statements "
+            "WHERE name LIKE 'rulesite\\_stored\\_list\\_%%'"
+        )
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_prepared_list_page_is_the_one_djangos_cursor_reads(client, settings):
+    """Committed rows, read on an idle connection as between a gunicorn thread's requests:
+    every unfiltered list is, byte for byte, what Django's cursor reads (inside a
+    transaction, where the prepared statement stands aside), texts beyond ASCII and an
+    item with no stored body included; it was the prepared statements that answered, and
+    a write is in the next page they read."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the backend is PostgreSQL's")
+    from django.db import transaction
+
+    from rules.derived.models import PublicItem
+    from tests.factories import make_entry, make_erratum, make_game, make_question
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+    moon, dusk = make_game(slug="blue-moon", name="Blue Moon"), make_game(slug="dusk", name="Dämmerung")
+    fight = make_entry(game=moon, title="Fight", body="Würfle « zweimal » \u2028 then [[Boost]].")
+    make_entry(game=moon, title="Boost", body="Then [[Fight]].")
+    unstored = make_entry(game=dusk, language="pl", title="Żółw", body="Zażółć gęślą jaźń.")
+    for number in range(4):
+        make_entry(game=dusk, title=f"Night {number}")
+    make_erratum(game=moon, title="Fix", corrected_text="Roll **twice**.", affects=[fight])
+    make_question(game=dusk, question="Night?", answer="Yes, [[Night 1]].")
+    PublicItem.objects.filter(kind="entry", object_id=unstored.pk).update(body=None)  # serialized per request
+
+    def served() -> dict[str, bytes]:
+        pages = {}
+        for url in STORED_LISTS:
+            response = client.get(url)
+            assert response.status_code == 200, url
+            pages[url] = response.content
+        return pages
+
+    served()  # open and prepared, as between requests
+    runs = stored_list_runs(connection)
+    prepared = served()
+    assert stored_list_runs(connection) == runs + len(STORED_LISTS)
+    with transaction.atomic():
+        assert prepared == served(), "Django's cursor reads the same pages"
+    assert stored_list_runs(connection) == runs + len(STORED_LISTS), "not the statements, in a transaction"
+    assert "Żółw".encode() in prepared["/api/v1/entries/"] and b"\\u2028" in prepared["/api/v1/entries/"]
+
+    fight.title = "Fight Hard"
+    fight.save()
+    assert b'"title":"Fight Hard"' in served()["/api/v1/entries/"]
+
+
+def test_a_deallocated_list_statement_is_prepared_again(kept, settings):
+    """psycopg's ``DEALLOCATE ALL`` (after a rollback of a transaction in which it prepared
+    its own) or one by hand: that request's page is read by Django's cursor, the next
+    prepares the statement again; with statements off nothing is prepared."""
+    from rest_framework.request import Request
+    from rest_framework.test import APIRequestFactory
+
+    from rules.api.stored import CompiledList
+    from rules.api.views import GameViewSet
+
+    reader, _observer = kept
+    view = GameViewSet()
+    view.action, view.format_kwarg, view.kwargs = "list", None, {}
+    view.request = Request(APIRequestFactory().get("/api/v1/games/"))
+    compiled = CompiledList()._compile(view, reader, 0)
+    name, sql, params = compiled[-1]
+    page = [*params, b"50", b"0"]
+
+    first = reader.prepared_fetchall(name, sql, page)
+    assert first is not None and prepared_runs(reader, name) == 1
+    with reader.cursor() as cursor:
+        cursor.execute("DEALLOCATE ALL")
+    assert reader.prepared_fetchall(name, sql, page) is None
+    assert reader.prepared_fetchall(name, sql, page) == first
+    assert prepared_runs(reader, name) == 1
+
+    options = {key: value for key, value in reader.settings_dict["OPTIONS"].items() if key != "prepare_threshold"}
+    reader.settings_dict = {**reader.settings_dict, "OPTIONS": options}
+    with reader.cursor() as cursor:
+        cursor.execute("DEALLOCATE ALL")
+    assert reader.prepared_fetchall(name, sql, page) is None
+    assert prepared_runs(reader, name) is None
+
+
+def test_only_plain_parameters_are_sent_as_text():
+    """A parameter libpq would get wrong as plain text is left to psycopg's adaptation."""
+    import datetime
+
+    from rulesite.postgresql.base import DatabaseWrapper
+
+    sql, values = DatabaseWrapper.libpq_form("SELECT %s, %s, %s, '100%%', %s", ["Żółw", 7, True, None])
+    assert sql == "SELECT $1, $2, $3, '100%', $4" and values == ["Żółw".encode(), b"7", b"true", None]
+    assert DatabaseWrapper.libpq_form("SELECT %s", [datetime.date(2026, 12, 6)]) is None
+    assert DatabaseWrapper.libpq_form("SELECT %s", [[1, 2]]) is None
+    assert DatabaseWrapper.libpq_form("SELECT %s, %s", [1]) is None
+
+
+def test_a_statement_whose_plan_no_longer_fits_is_prepared_again(kept):
+    """A migration changed what a prepared statement reads ("cached plan must not change
+    result type"): that read is left to Django's cursor, and the next is prepared anew
+    (not refused for ever as a name already taken)."""
+    reader, _observer = kept
+    with reader.cursor() as cursor:
+        cursor.execute("CREATE TEMPORARY TABLE plan_test (value integer)")
+        cursor.execute("INSERT INTO plan_test VALUES (7)")
+    assert reader.prepared_row("plan_test", "SELECT value FROM plan_test", []) == (b"7",)
+    with reader.cursor() as cursor:
+        cursor.execute("ALTER TABLE plan_test ALTER COLUMN value TYPE text")
+        cursor.execute("UPDATE plan_test SET value = 'seven'")
+    assert reader.prepared_row("plan_test", "SELECT value FROM plan_test", []) is None
+    assert reader.prepared_row("plan_test", "SELECT value FROM plan_test", []) == (b"seven",)

@@ -21,10 +21,11 @@ it does when the server goes just after Django's ``SELECT 1`` succeeded.
 requests and checks that the next one is answered, and that a well connection's check
 sends nothing.
 
-It also answers one row of a statement prepared once per connection on libpq itself
-(``prepared_row``): the content version, read on every request that may be cached and
-on every front-cache hit with the per-process cache (``rules.content.version.current``),
-where Django's and psycopg's cursors were two thirds of the read's CPU.
+It also answers from statements prepared once per connection on libpq itself
+(``prepared_row``, ``prepared_fetchall``): the content version, read on every request
+that may be cached and on every front-cache hit with the per-process cache
+(``rules.content.version.current``), where Django's and psycopg's cursors were two
+thirds of the read's CPU, and an unfiltered API list's page (``rules.api.stored``).
 """
 
 import functools
@@ -38,10 +39,10 @@ from psycopg.pq import ExecStatus, TransactionStatus
 class DatabaseWrapper(base.DatabaseWrapper):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.prepared_rows: set[bytes] = set()  # the names prepared on this connection
+        self.prepared_names: set[bytes] = set()  # the statements prepared on this connection
 
     def get_new_connection(self, conn_params):
-        self.prepared_rows = set()  # a new server session has none
+        self.prepared_names = set()  # a new server session has none
         return super().get_new_connection(conn_params)
 
     def prepared_row(self, name: str, sql: str, params: list[bytes | None]) -> tuple[bytes | None, ...] | None:
@@ -57,25 +58,67 @@ class DatabaseWrapper(base.DatabaseWrapper):
         error (a connection the server closed: Django's cursor then raises Django's
         error, which Django's request cycle sees to; a statement deallocated by hand or by
         the ``DEALLOCATE ALL`` psycopg sends after rolling back a transaction in which it
-        prepared its own: prepared again next time, one round trip lost). Nothing here runs
+        prepared its own, or one whose plan a migration made wrong: prepared again next
+        time, a round trip or two lost). Nothing here runs
         Django's query logging: with it on (``DEBUG``, a test capturing queries) this
         answers None too, so Django's cursor logs the query; ``execute_wrappers``
         (instrumentation, ``bench/cpu.py``'s count) are called around it as Django's
         cursor calls them, with no cursor in their context."""
+        result = self._run_prepared(name, sql, params)
+        if result is None or result.ntuples != 1:
+            return None
+        return tuple(result.get_value(0, column) for column in range(result.nfields))
+
+    def prepared_fetchall(self, name: str, sql: str, params: list[bytes | None]) -> list[tuple] | None:
+        """Every row ``sql`` returns, as ``prepared_row`` runs it (None on the same
+        conditions but the number of rows): a list page's ids and stored bodies
+        (``rules.api.stored``)."""
+        result = self._run_prepared(name, sql, params)
+        if result is None:
+            return None
+        columns = range(result.nfields)
+        return [tuple(result.get_value(row, column) for column in columns) for row in range(result.ntuples)]
+
+    @staticmethod
+    def libpq_form(sql: str, params) -> tuple[str, list[bytes | None]] | None:
+        """Django's SQL for this backend (``%s`` placeholders, ``%%`` for ``%``) and its
+        parameters as ``prepared_row`` takes them: ``$1``… and text bytes, for the server
+        to read by each place's type. None when a parameter is not plainly text, an
+        integer, a boolean or NULL (a date, a list, JSON: psycopg's adaptation is needed)."""
+        values: list[bytes | None] = []
+        for value in params:
+            if value is None:
+                values.append(None)
+            elif isinstance(value, bool):
+                values.append(b"true" if value else b"false")
+            elif isinstance(value, int):
+                values.append(str(int(value)).encode())
+            elif isinstance(value, str):
+                values.append(str.encode(value))  # a TextChoices member: its value
+            else:
+                return None
+        try:
+            return sql % tuple(f"${number}" for number in range(1, len(values) + 1)), values
+        except (TypeError, ValueError):  # not as many places as parameters
+            return None
+
+    def _run_prepared(self, name: str, sql: str, params: list[bytes | None]):
+        """libpq's result of the statement ``name`` run with ``params`` (prepared first if
+        this server session has not got it), or None (``prepared_row``'s conditions)."""
         connection = self.connection
         if connection is None or connection.closed or connection.broken:
             return None
         if self.queries_logged or self.settings_dict["OPTIONS"].get("prepare_threshold") is None:
             return None
-        if connection.info.transaction_status != TransactionStatus.IDLE:
-            return None
+        if self.in_atomic_block or connection.info.transaction_status != TransactionStatus.IDLE:
+            return None  # in a transaction, begun or about to be at its first query
         pgconn = connection.pgconn
         key = name.encode()
         try:
-            if key not in self.prepared_rows:
+            if key not in self.prepared_names:
                 if pgconn.prepare(key, sql.encode(), None).status != ExecStatus.COMMAND_OK:
                     return None
-                self.prepared_rows.add(key)
+                self.prepared_names.add(key)
             if self.execute_wrappers:
                 executor = lambda _sql, values, _many, _context: pgconn.exec_prepared(key, values)  # noqa: E731
                 for wrapper in reversed(self.execute_wrappers):
@@ -86,11 +129,16 @@ class DatabaseWrapper(base.DatabaseWrapper):
         except psycopg.Error:
             return None
         if result.status != ExecStatus.TUPLES_OK:
-            self.prepared_rows.discard(key)  # e.g. deallocated by hand: prepared again next time
+            # Deallocated (by hand, psycopg's DEALLOCATE ALL), or its plan no longer fits the
+            # table ("cached plan must not change result type" after a migration): dropped,
+            # if it is still there, and prepared again next time.
+            self.prepared_names.discard(key)
+            try:
+                pgconn.exec_(b'DEALLOCATE "' + key + b'"')
+            except psycopg.Error:
+                pass  # a connection gone: Django's cursor finds out
             return None
-        if result.ntuples != 1:
-            return None
-        return tuple(result.get_value(0, column) for column in range(result.nfields))
+        return result
 
     def is_usable(self) -> bool:
         connection = self.connection
