@@ -358,3 +358,65 @@ def test_a_statement_whose_plan_no_longer_fits_is_prepared_again(kept):
         cursor.execute("UPDATE plan_test SET value = 'seven'")
     assert reader.prepared_row("plan_test", "SELECT value FROM plan_test", []) is None
     assert reader.prepared_row("plan_test", "SELECT value FROM plan_test", []) == (b"seven",)
+
+
+# The pages' queries (``rules.content.prepared.PreparedQuery``), run on libpq with their
+# rows loaded by psycopg's loaders (``DatabaseWrapper.prepared_load``).
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_pages_prepared_queries_give_djangos_rows_and_the_same_digest(client, settings):
+    """Committed rows, on an idle connection: each page query's rows from the libpq
+    statement are Django's cursor's (inside a transaction), value, type and repr, so the
+    digest that says which stored page fits is the same; it was the statement that
+    answered; and a stored entry page and game page are served, not rendered again."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the backend is PostgreSQL's")
+    from django.db import transaction
+    from django.urls import reverse
+    from django.utils import translation
+
+    from rules.pages import page_context, stored_game_pages, stored_pages
+    from tests.factories import make_entry, make_game, make_source
+    from tests.pages.test_stored_pages import MARKER, mark_stored
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+    game = make_game(slug="blue-moon", name="Blue Moon", localized_names={"de": "Blauer Mond"})
+    source = make_source(game=game, title="Rulebook", official=True)
+    fight = make_entry(game=game, title="Fight", body="Würfle « zweimal ».", source=source, number="4.1")
+    make_entry(game=game, language="de", title="Kampf", body="Würfle.", translation_key=fight.translation_key)
+    calls = [
+        (stored_pages.ENTRY_PAGE_VERSIONS, ("blue-moon", fight.slug)),
+        (stored_pages.ENTRY_PAGE_STORED, ("blue-moon", fight.slug, "en")),
+        (stored_pages.ENTRY_PAGE_STORED_GZIP, ("blue-moon", fight.slug, "de")),
+        (stored_game_pages.GAME_PAGE_STORED, ("blue-moon", "en")),
+        (stored_game_pages.GAME_PAGE_STORED_GZIP, ("blue-moon", "de")),
+        (stored_game_pages.GAME_PAGE_LISTS, ("blue-moon",)),
+        (page_context.GAME_LANGUAGES, ("blue-moon",)),
+        (page_context.GAME_SOURCES, ("blue-moon", "en")),
+    ]
+
+    def reads() -> list:
+        return [query.read(*values) for query, values in calls]
+
+    reads()  # open and prepared, as between requests
+    runs = [prepared_runs(connection, query.statement) or 0 for query, _values in calls]
+    prepared = reads()
+    assert [prepared_runs(connection, query.statement) for query, _values in calls] == [run + 1 for run in runs]
+    with transaction.atomic():
+        through_cursor = reads()
+    for (query, _values), ours, djangos in zip(calls, prepared, through_cursor, strict=True):
+        assert ours.rows, query.statement
+        assert [repr(row) for row in ours.rows] == [repr(row) for row in djangos.rows], query.statement
+        assert ours.digest == djangos.digest
+        for item, other in zip(ours.instances(), djangos.instances(), strict=True):
+            assert {**vars(item), "_state": None} == {**vars(other), "_state": None}, query.statement
+
+    stored_pages.refresh()
+    mark_stored()
+    with translation.override("en"):
+        urls = [fight.url_in("en"), reverse("rules:game", args=["blue-moon"])]
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert response.content.decode().endswith(MARKER), f"{url}: the stored page"

@@ -25,7 +25,8 @@ It also answers from statements prepared once per connection on libpq itself
 (``prepared_row``, ``prepared_fetchall``): the content version, read on every request
 that may be cached and on every front-cache hit with the per-process cache
 (``rules.content.version.current``), where Django's and psycopg's cursors were two
-thirds of the read's CPU, and an unfiltered API list's page (``rules.api.stored``).
+thirds of the read's CPU, an unfiltered API list's page (``rules.api.stored``), and
+the entry and game pages' one query (``prepared_load``, ``rules.content.prepared``).
 """
 
 import functools
@@ -33,6 +34,7 @@ import select
 
 import psycopg
 from django.db.backends.postgresql import base
+from psycopg.adapt import Transformer
 from psycopg.pq import ExecStatus, TransactionStatus
 
 
@@ -40,9 +42,11 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.prepared_names: set[bytes] = set()  # the statements prepared on this connection
+        self.loading_context = None  # a cursor whose loaders prepared_load uses
 
     def get_new_connection(self, conn_params):
         self.prepared_names = set()  # a new server session has none
+        self.loading_context = None
         return super().get_new_connection(conn_params)
 
     def prepared_row(self, name: str, sql: str, params: list[bytes | None]) -> tuple[bytes | None, ...] | None:
@@ -85,7 +89,19 @@ class DatabaseWrapper(base.DatabaseWrapper):
         """Django's SQL for this backend (``%s`` placeholders, ``%%`` for ``%``) and its
         parameters as ``prepared_row`` takes them: ``$1``… and text bytes, for the server
         to read by each place's type. None when a parameter is not plainly text, an
-        integer, a boolean or NULL (a date, a list, JSON: psycopg's adaptation is needed)."""
+        integer, a boolean or NULL (``libpq_values``)."""
+        values = DatabaseWrapper.libpq_values(params)
+        if values is None:
+            return None
+        try:
+            return sql % tuple(f"${number}" for number in range(1, len(values) + 1)), values
+        except (TypeError, ValueError):  # not as many places as parameters
+            return None
+
+    @staticmethod
+    def libpq_values(params) -> list[bytes | None] | None:
+        """``params`` as text bytes, or None when one is not plainly text, an integer, a
+        boolean or NULL (a date, a list, JSON: psycopg's adaptation is needed)."""
         values: list[bytes | None] = []
         for value in params:
             if value is None:
@@ -98,10 +114,22 @@ class DatabaseWrapper(base.DatabaseWrapper):
                 values.append(str.encode(value))  # a TextChoices member: its value
             else:
                 return None
-        try:
-            return sql % tuple(f"${number}" for number in range(1, len(values) + 1)), values
-        except (TypeError, ValueError):  # not as many places as parameters
+        return values
+
+    def prepared_load(self, name: str, sql: str, params: list[bytes | None]) -> list[tuple] | None:
+        """Every row ``sql`` returns, as ``prepared_fetchall`` runs it, loaded into Python
+        values by psycopg's loaders as Django's cursor on this connection loads them (a
+        cursor of Django's is their context: its adapters and time zone), so the rows are
+        the cursor's, repr and all: the entry and game pages' query
+        (``rules.content.prepared``), whose rows' digest says which stored page fits."""
+        result = self._run_prepared(name, sql, params)
+        if result is None:
             return None
+        if self.loading_context is None:
+            self.loading_context = self.create_cursor()  # never executed: only its loaders are used
+        transformer = Transformer(self.loading_context)
+        transformer.set_pgresult(result)
+        return transformer.load_rows(0, result.ntuples, tuple)
 
     def _run_prepared(self, name: str, sql: str, params: list[bytes | None]):
         """libpq's result of the statement ``name`` run with ``params`` (prepared first if
