@@ -420,3 +420,16 @@ def test_the_pages_prepared_queries_give_djangos_rows_and_the_same_digest(client
         response = client.get(url)
         assert response.status_code == 200, url
         assert response.content.decode().endswith(MARKER), f"{url}: the stored page"
+
+
+def test_a_statement_the_server_refuses_to_prepare_is_not_asked_again(kept):
+    """A statement the server cannot prepare (here of a table that is not there) is left
+    to Django's cursor without a failed round trip on every later request."""
+    reader, observer = kept
+    pid = reader.connection.info.backend_pid
+    assert reader.prepared_row("refused", "SELECT value FROM no_such_table", []) is None
+    assert activity(observer, pid) == "SELECT value FROM no_such_table"
+    with reader.cursor() as cursor:
+        cursor.execute("SELECT 'the next request'")
+    assert reader.prepared_row("refused", "SELECT value FROM no_such_table", []) is None
+    assert activity(observer, pid) == "SELECT 'the next request'", "not prepared again"

@@ -42,10 +42,12 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.prepared_names: set[bytes] = set()  # the statements prepared on this connection
+        self.unpreparable: set[bytes] = set()  # the statements the server refused to prepare
         self.loading_context = None  # a cursor whose loaders prepared_load uses
 
     def get_new_connection(self, conn_params):
         self.prepared_names = set()  # a new server session has none
+        self.unpreparable = set()
         self.loading_context = None
         return super().get_new_connection(conn_params)
 
@@ -145,7 +147,10 @@ class DatabaseWrapper(base.DatabaseWrapper):
         key = name.encode()
         try:
             if key not in self.prepared_names:
+                if key in self.unpreparable:
+                    return None  # refused once on this connection: not asked again per request
                 if pgconn.prepare(key, sql.encode(), None).status != ExecStatus.COMMAND_OK:
+                    self.unpreparable.add(key)  # e.g. a parameter whose type the server cannot infer
                     return None
                 self.prepared_names.add(key)
             if self.execute_wrappers:
